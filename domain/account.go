@@ -1,0 +1,132 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Plan is an account's subscription plan. Only Business may use the API.
+type Plan string
+
+// Plans.
+const (
+	PlanBusiness Plan = "business"
+	PlanFree     Plan = "free"
+)
+
+// Valid reports whether p is a known plan.
+func (p Plan) Valid() bool { return p == PlanBusiness || p == PlanFree }
+
+// Account is a customer: plan, balance of audio seconds and receiver settings.
+type Account struct {
+	ID                 AccountID
+	Name               string
+	Plan               Plan
+	BalanceMs          int64 // audio milliseconds remaining
+	WebhookURL         string
+	WebhookSecret      string
+	AnalysisWebhookURL string // empty: use WebhookURL
+	NotifyFailures     bool   // send transcript_failed events
+	CreatedAt          time.Time
+}
+
+// SecondsRemaining is the balance in seconds.
+func (a *Account) SecondsRemaining() float64 { return float64(a.BalanceMs) / 1000 }
+
+// Reserve takes a recording's length from the balance, rounded up to the
+// millisecond, and returns the amount taken. Too little balance is a permanent
+// error naming both numbers.
+func (a *Account) Reserve(seconds float64) (int64, error) {
+	ms := int64(math.Ceil(seconds * 1000))
+	if ms > a.BalanceMs {
+		return 0, Permanent(fmt.Errorf("recording is %s, %s remain in the account", FormatSeconds(seconds), FormatSeconds(a.SecondsRemaining())))
+	}
+	a.BalanceMs -= ms
+	return ms, nil
+}
+
+// AnalysisReceiver is where analysis_ready goes (DESIGN §2).
+func (a *Account) AnalysisReceiver() string {
+	if a.AnalysisWebhookURL != "" {
+		return a.AnalysisWebhookURL
+	}
+	return a.WebhookURL
+}
+
+// FormatSeconds writes a duration for people: "9 s", "9.4 s", "1 h 2 min 3 s" past a minute.
+func FormatSeconds(s float64) string {
+	if s < 60 {
+		r := math.Round(s*10) / 10
+		return strconv.FormatFloat(r, 'f', -1, 64) + " s"
+	}
+	total := int64(math.Round(s))
+	h, m, sec := total/3600, total%3600/60, total%60
+	var parts []string
+	if h > 0 {
+		parts = append(parts, fmt.Sprintf("%d h", h))
+	}
+	if m > 0 {
+		parts = append(parts, fmt.Sprintf("%d min", m))
+	}
+	if sec > 0 {
+		parts = append(parts, fmt.Sprintf("%d s", sec))
+	}
+	return strings.Join(parts, " ")
+}
+
+// APIKeyPrefix starts every API key (DESIGN §2: "hsk_" + 40 base62 chars).
+const APIKeyPrefix = "hsk_"
+
+const apiKeyBodyLen = 40
+
+// APIKey is a stored key: never the key itself, only its SHA-256.
+type APIKey struct {
+	ID         string
+	AccountID  AccountID
+	Prefix     string // first characters, for people to recognise a key
+	Hash       string // hex SHA-256 of the whole key
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Active reports whether the key may authenticate.
+func (k *APIKey) Active() bool { return k.RevokedAt == nil }
+
+// HashAPIKey is the stored form of a key.
+func HashAPIKey(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewAPIKey turns random bytes (at least 40) into a key and its stored form.
+func NewAPIKey(id string, account AccountID, random []byte, now time.Time) (string, APIKey) {
+	var b strings.Builder
+	b.WriteString(APIKeyPrefix)
+	for i := 0; i < apiKeyBodyLen; i++ {
+		b.WriteByte(base62[int(random[i%len(random)])%len(base62)])
+	}
+	raw := b.String()
+	return raw, APIKey{ID: id, AccountID: account, Prefix: raw[:len(APIKeyPrefix)+6], Hash: HashAPIKey(raw), CreatedAt: now}
+}
+
+// ValidAPIKeyFormat reports whether raw looks like a key at all, so garbage is
+// refused before any lookup.
+func ValidAPIKeyFormat(raw string) bool {
+	if len(raw) != len(APIKeyPrefix)+apiKeyBodyLen || !strings.HasPrefix(raw, APIKeyPrefix) {
+		return false
+	}
+	for _, c := range raw[len(APIKeyPrefix):] {
+		if !strings.ContainsRune(base62, c) {
+			return false
+		}
+	}
+	return true
+}

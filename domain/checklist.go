@@ -1,0 +1,73 @@
+package domain
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Checklist is an account's QA checklist (spec §2.2, DESIGN §4).
+type Checklist struct {
+	ID        string
+	AccountID AccountID
+	Name      string
+	Version   int
+	Questions []Question
+	Archived  bool
+	CreatedAt time.Time
+}
+
+// Question is one checklist item; Expect lists phrases whose presence answers "yes".
+type Question struct {
+	ID     string   `json:"id"`
+	Text   string   `json:"text"`
+	Expect []string `json:"expect,omitempty"`
+	Weight float64  `json:"weight,omitempty"`
+}
+
+// QuestionResult is one value of analysis_ready's results (DESIGN §2).
+type QuestionResult struct {
+	Question string     `json:"question"`
+	Answer   string     `json:"answer"` // yes | no | unclear
+	Score    float64    `json:"score"`
+	Evidence []Evidence `json:"evidence"`
+}
+
+// Evidence is a transcript excerpt supporting an answer.
+type Evidence struct {
+	Speaker *string  `json:"speaker"`
+	Text    string   `json:"text"`
+	Start   *float64 `json:"start"`
+}
+
+// ChecklistFile is the CLI's checklist file format (DESIGN §4).
+type ChecklistFile struct {
+	Name      string     `json:"name"`
+	Questions []Question `json:"questions"`
+}
+
+// ParseChecklistFile validates a checklist definition.
+func ParseChecklistFile(b []byte) (ChecklistFile, error) {
+	var f ChecklistFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, Invalid("invalid_checklist", "checklist is not valid JSON: %v", err)
+	}
+	f.Name = strings.TrimSpace(f.Name)
+	if f.Name == "" {
+		return f, Invalid("invalid_checklist", `checklist "name" is required`)
+	}
+	if len(f.Questions) == 0 {
+		return f, Invalid("invalid_checklist", "checklist needs at least one question")
+	}
+	seen := map[string]bool{}
+	for i, q := range f.Questions {
+		if strings.TrimSpace(q.ID) == "" || strings.TrimSpace(q.Text) == "" {
+			return f, Invalid("invalid_checklist", "question %d needs an \"id\" and a \"text\"", i+1)
+		}
+		if seen[q.ID] {
+			return f, Invalid("invalid_checklist", "question id %q is used twice", q.ID)
+		}
+		seen[q.ID] = true
+	}
+	return f, nil
+}

@@ -1,0 +1,83 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// MaxCreateBody is the largest createTranscription body accepted (DESIGN §2).
+const MaxCreateBody = 256 << 10
+
+// CreateRequest is a validated createTranscription body (spec §2.2).
+type CreateRequest struct {
+	Type        JobType
+	Metadata    json.RawMessage // a JSON object, or empty when absent
+	ChecklistID string
+}
+
+// ParseCreateRequest validates a createTranscription body and says exactly
+// what is wrong with a bad one.
+func ParseCreateRequest(body []byte) (CreateRequest, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return CreateRequest{}, Invalid("empty_body", `request body is empty: expected a JSON object such as {"type": "single_voice"}`)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		if body[0] != '{' {
+			return CreateRequest{}, Invalid("invalid_json", "request body must be a JSON object")
+		}
+		return CreateRequest{}, Invalid("invalid_json", "request body is not valid JSON: %v", err)
+	}
+	if fields == nil {
+		return CreateRequest{}, Invalid("invalid_json", "request body must be a JSON object")
+	}
+	var req CreateRequest
+	raw, ok := fields["type"]
+	if !ok || isNull(raw) {
+		return CreateRequest{}, Invalid("missing_type", `"type" is required: "single_voice" or "phone_call"`)
+	}
+	var typ string
+	if err := json.Unmarshal(raw, &typ); err != nil {
+		return CreateRequest{}, Invalid("invalid_type", `"type" must be a string: "single_voice" or "phone_call"`)
+	}
+	req.Type = JobType(typ)
+	if !req.Type.Valid() {
+		return CreateRequest{}, Invalid("invalid_type", `"type" must be "single_voice" or "phone_call", not %q`, truncate(typ, 40))
+	}
+	if raw, ok := fields["metadata"]; ok && !isNull(raw) {
+		if raw[0] != '{' {
+			return CreateRequest{}, Invalid("invalid_metadata", `"metadata" must be a JSON object`)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			return CreateRequest{}, Invalid("invalid_metadata", `"metadata" is not valid JSON: %v`, err)
+		}
+		req.Metadata = compact.Bytes()
+	}
+	if raw, ok := fields["checklistId"]; ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &req.ChecklistID); err != nil {
+			return CreateRequest{}, Invalid("invalid_checklist", `"checklistId" must be a string`)
+		}
+		if req.ChecklistID == "" {
+			return CreateRequest{}, Invalid("invalid_checklist", `"checklistId" must not be empty`)
+		}
+	}
+	return req, nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// ErrUnknownChecklist is the error for a checklistId the account lacks.
+func ErrUnknownChecklist(id string) error {
+	return Invalid("unknown_checklist", "%s", fmt.Sprintf("checklist %q does not exist in this account", truncate(id, 80)))
+}

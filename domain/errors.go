@@ -1,0 +1,60 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Adapters translate driver errors into these; the HTTP
+// adapter maps them to status codes in one table.
+var (
+	ErrNotFound          = errors.New("not found")
+	ErrConflict          = errors.New("conflict")
+	ErrInvalidTransition = errors.New("invalid state transition")
+	ErrRateLimited       = errors.New("rate limited")
+	ErrUnauthorized      = errors.New("unauthorized")
+	ErrForbidden         = errors.New("forbidden")
+	ErrTooLarge          = errors.New("too large")
+	ErrUnavailable       = errors.New("unavailable")
+)
+
+// ValidationError is bad input described for a person. errors.Is(err,
+// ErrValidation) holds for every ValidationError.
+type ValidationError struct {
+	Code string // machine code, e.g. "invalid_type"
+	Msg  string // human message
+}
+
+// ErrValidation matches every *ValidationError through errors.Is.
+var ErrValidation = errors.New("validation failed")
+
+func (e *ValidationError) Error() string { return e.Msg }
+
+// Is makes errors.Is(err, ErrValidation) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+// Invalid builds a ValidationError.
+func Invalid(code, format string, args ...any) error {
+	return &ValidationError{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// PermanentError marks a failure that retrying cannot fix (bad audio, refused
+// balance). Pipeline stages fail the job at once instead of retrying.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err so IsPermanent reports true.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err, or anything it wraps, is permanent.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}

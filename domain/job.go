@@ -1,0 +1,233 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// DocID identifies a transcription job. Opaque and URL-safe.
+type DocID string
+
+// AccountID identifies a customer account.
+type AccountID string
+
+// Status is the spec's job status (§3).
+type Status string
+
+// The spec's five states. Order of the non-terminal ones is DESIGN §2's.
+const (
+	StatusUploading   Status = "uploading"
+	StatusProcessing  Status = "processing"
+	StatusConverting  Status = "converting"
+	StatusTranscribed Status = "transcribed"
+	StatusFailed      Status = "failed"
+)
+
+// Terminal reports whether no transition leaves s.
+func (s Status) Terminal() bool { return s == StatusTranscribed || s == StatusFailed }
+
+// JobType is the transcript type chosen per job (spec §1.7).
+type JobType string
+
+// The two transcript types.
+const (
+	TypeSingleVoice JobType = "single_voice"
+	TypePhoneCall   JobType = "phone_call"
+)
+
+// Valid reports whether t is one of the spec's enum values.
+func (t JobType) Valid() bool { return t == TypeSingleVoice || t == TypePhoneCall }
+
+// LanguageArmenian is the one language the service transcribes.
+const LanguageArmenian = "hy-AM"
+
+// UploadWindow is how long an upload address stays valid (spec §8).
+const UploadWindow = time.Hour
+
+// MaxDuration is the longest recording accepted by default (DESIGN §2).
+const MaxDuration = 4 * time.Hour
+
+// Job is one transcription job and everything known about it.
+type Job struct {
+	ID              DocID
+	AccountID       AccountID
+	Type            JobType
+	Status          Status
+	Metadata        json.RawMessage // always a JSON object
+	ChecklistID     string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	UploadExpiresAt time.Time
+
+	BlobKey    string // where the uploaded audio is kept
+	AudioBytes int64
+	Audio      *AudioInfo // set by the process stage
+	ReservedMs int64      // balance reserved for this job, refunded on failure
+
+	Transcription string
+	Segments      []Segment
+	Title         string
+	Resolution    string
+	LanguageCode  string
+	Error         string
+
+	Redrives int // times the sweeper re-drove this job
+}
+
+// Duration is the recording's length in seconds, nil until processed.
+func (j *Job) Duration() *float64 {
+	if j.Audio == nil {
+		return nil
+	}
+	d := j.Audio.Duration
+	return &d
+}
+
+// AudioInfo is what the process stage learns from the uploaded file.
+type AudioInfo struct {
+	Format     string  `json:"format"` // "mp3"
+	Duration   float64 `json:"duration"`
+	Channels   int     `json:"channels"`
+	SampleRate int     `json:"sampleRate"`
+	Bitrate    int     `json:"bitrate"` // bits per second, average
+	Frames     int64   `json:"frames"`
+}
+
+// NewJob creates a job waiting for its upload and the event announcing it.
+func NewJob(id DocID, account AccountID, req CreateRequest, now time.Time, uploadTTL time.Duration) (Job, []Event) {
+	meta := req.Metadata
+	if len(meta) == 0 {
+		meta = json.RawMessage(`{}`)
+	}
+	j := Job{
+		ID: id, AccountID: account, Type: req.Type, Status: StatusUploading,
+		Metadata: meta, ChecklistID: req.ChecklistID,
+		CreatedAt: now, UpdatedAt: now, UploadExpiresAt: now.Add(uploadTTL),
+	}
+	return j, []Event{j.statusEvent(now, "")}
+}
+
+// UploadOpen reports whether the upload window is still open at now.
+func (j *Job) UploadOpen(now time.Time) bool {
+	return j.Status == StatusUploading && now.Before(j.UploadExpiresAt)
+}
+
+// ReceiveUpload records the uploaded audio: uploading → processing.
+func (j *Job) ReceiveUpload(now time.Time, blobKey string, size int64) ([]Event, error) {
+	if j.Status != StatusUploading {
+		return nil, fmt.Errorf("receive upload in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	j.BlobKey, j.AudioBytes = blobKey, size
+	return j.move(now, StatusProcessing, newEvent(TopicAudioUploaded, j, now, AudioUploadedData{
+		BlobKey: blobKey, Bytes: size, Type: j.Type,
+	})), nil
+}
+
+// Measure records the audio's properties and reserves its length from the
+// account's balance. It requires processing with no measurement yet, so a
+// replayed measurement is refused. A balance too small for the recording is
+// returned as a permanent error: the caller fails the job with it.
+func (j *Job) Measure(now time.Time, info AudioInfo, acct *Account, maxDuration time.Duration) ([]Event, error) {
+	if j.Status != StatusProcessing || j.Audio != nil {
+		return nil, fmt.Errorf("measure in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	if info.Duration <= 0 {
+		return nil, Permanent(fmt.Errorf("the audio is empty: no MP3 frames with sound were found"))
+	}
+	if maxDuration > 0 && info.Duration > maxDuration.Seconds() {
+		return nil, Permanent(fmt.Errorf("recording is %s, longer than the maximum of %s", FormatSeconds(info.Duration), FormatSeconds(maxDuration.Seconds())))
+	}
+	ms, err := acct.Reserve(info.Duration)
+	if err != nil {
+		return nil, err
+	}
+	j.Audio, j.ReservedMs, j.UpdatedAt = &info, ms, now
+	return []Event{newEvent(TopicAudioProcessed, j, now, AudioProcessedData{Audio: info, Type: j.Type})}, nil
+}
+
+// StartConverting marks speech recognition as begun: processing → converting.
+// A job already converting (a worker died mid-recognition) is accepted again
+// with no events, so the redelivered message resumes the work.
+func (j *Job) StartConverting(now time.Time) ([]Event, error) {
+	switch {
+	case j.Status == StatusProcessing && j.Audio != nil:
+		return j.move(now, StatusConverting), nil
+	case j.Status == StatusConverting && j.Transcription == "":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("start converting in %s: %w", j.Status, ErrInvalidTransition)
+}
+
+// Recognise stores the recognised transcript; the job stays converting until
+// it is enriched with a title and a summary.
+func (j *Job) Recognise(now time.Time, transcription string, segments []Segment) ([]Event, error) {
+	if j.Status != StatusConverting || j.Transcription != "" {
+		return nil, fmt.Errorf("recognise in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	if transcription == "" {
+		return nil, Permanent(fmt.Errorf("no speech detected in the recording"))
+	}
+	j.Transcription, j.Segments, j.UpdatedAt = transcription, segments, now
+	return []Event{newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
+}
+
+// Complete adds the title, summary and language: converting → transcribed.
+func (j *Job) Complete(now time.Time, title, resolution, language string) ([]Event, error) {
+	if j.Status != StatusConverting || j.Transcription == "" {
+		return nil, fmt.Errorf("complete in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	j.Title, j.Resolution, j.LanguageCode = title, resolution, language
+	return j.move(now, StatusTranscribed, newEvent(TopicTranscriptReady, j, now, TranscriptReadyData{
+		Type: j.Type, Transcription: j.Transcription, Title: title, Resolution: resolution,
+		LanguageCode: language, ChecklistID: j.ChecklistID, Metadata: j.Metadata,
+	})), nil
+}
+
+// Fail ends the job with a readable reason and refunds any reserved balance
+// to acct (which may be nil when nothing was reserved).
+func (j *Job) Fail(now time.Time, reason string, acct *Account) ([]Event, error) {
+	if j.Status.Terminal() {
+		return nil, fmt.Errorf("fail in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	if j.ReservedMs > 0 && acct != nil {
+		acct.BalanceMs += j.ReservedMs
+		j.ReservedMs = 0
+	}
+	j.Error = reason
+	return j.move(now, StatusFailed), nil
+}
+
+// Redrive re-emits the event that starts the job's current stage, for a job
+// stuck past its deadline (its message lost or its worker gone). Uploading
+// jobs wait for their upload and are never re-driven.
+func (j *Job) Redrive(now time.Time) ([]Event, error) {
+	var ev Event
+	switch {
+	case j.Status == StatusProcessing && j.Audio == nil:
+		ev = newEvent(TopicAudioUploaded, j, now, AudioUploadedData{BlobKey: j.BlobKey, Bytes: j.AudioBytes, Type: j.Type})
+	case j.Status == StatusProcessing || (j.Status == StatusConverting && j.Transcription == ""):
+		ev = newEvent(TopicAudioProcessed, j, now, AudioProcessedData{Audio: *j.Audio, Type: j.Type})
+	case j.Status == StatusConverting:
+		ev = newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: j.Transcription, Segments: j.Segments, Type: j.Type})
+	default:
+		return nil, fmt.Errorf("redrive in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	j.Redrives++
+	j.UpdatedAt = now
+	ev.ID = fmt.Sprintf("%s/redrive-%d", ev.ID, j.Redrives)
+	return []Event{ev}, nil
+}
+
+func (j *Job) move(now time.Time, to Status, extra ...Event) []Event {
+	from := j.Status
+	j.Status, j.UpdatedAt = to, now
+	return append(extra, j.statusEvent(now, from))
+}
+
+func (j *Job) statusEvent(now time.Time, from Status) Event {
+	return newEvent(TopicJobStatus, j, now, JobStatusData{
+		Status: j.Status, Previous: from, Type: j.Type, Duration: j.Duration(), Error: j.Error,
+		ChecklistID: j.ChecklistID,
+	})
+}

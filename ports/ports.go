@@ -1,0 +1,202 @@
+// Package ports declares the outbound interfaces hyscribe's use cases need.
+// Each states its contract; every adapter of a port must honour it, and the
+// store ports are checked by the shared suite in ports/porttest.
+package ports
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"hyscribe/domain"
+)
+
+// JobStore keeps jobs. Writes of a job and of the events its change caused are
+// one transaction: the events go to the outbox (see Outbox) only if the job's
+// new state is committed.
+type JobStore interface {
+	// CreateJob saves a new job and its events. domain.ErrConflict if the ID exists.
+	CreateJob(ctx context.Context, j domain.Job, events []domain.Event) error
+	// GetJob returns a job or domain.ErrNotFound.
+	GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
+	// UpdateJob loads the job and its owning account, applies fn, and saves the
+	// job, the account and fn's events in one transaction. When fn returns an
+	// error nothing is saved and that error is returned unchanged. Concurrent
+	// UpdateJob calls on one job are serialised: fn always sees the latest
+	// committed state, so of N racing transitions exactly one succeeds.
+	UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error
+	// StaleJobs lists up to limit jobs the sweeper must look at: jobs still
+	// uploading whose upload window closed at or before now, and jobs in
+	// processing or converting not updated since stuckBefore. Oldest first.
+	StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error)
+}
+
+// AccountStore keeps accounts and their API keys. Keys are stored as hashes only.
+type AccountStore interface {
+	// CreateAccount saves a new account. domain.ErrConflict if the ID exists.
+	CreateAccount(ctx context.Context, a domain.Account) error
+	// GetAccount returns an account or domain.ErrNotFound.
+	GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error)
+	// UpdateAccount applies fn to the account in one transaction.
+	UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error
+	// AddAPIKey saves a key (its hash). domain.ErrNotFound if the account does not exist.
+	AddAPIKey(ctx context.Context, k domain.APIKey) error
+	// APIKeyByHash returns the key with that SHA-256 hex hash, revoked or not,
+	// with its account; domain.ErrNotFound if none.
+	APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, domain.Account, error)
+	// TouchAPIKey sets the key's last-used time (best effort, may be coarse).
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+	// ListAPIKeys returns an account's keys, newest first.
+	ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error)
+	// RevokeAPIKey revokes one of the account's keys; domain.ErrNotFound if
+	// the account has no such key.
+	RevokeAPIKey(ctx context.Context, account domain.AccountID, id string, at time.Time) error
+}
+
+// ChecklistStore keeps QA checklists.
+type ChecklistStore interface {
+	// CreateChecklist saves a checklist. domain.ErrConflict if the ID exists.
+	CreateChecklist(ctx context.Context, c domain.Checklist) error
+	// GetChecklist returns the account's checklist; a checklist of another
+	// account is domain.ErrNotFound, exactly like a missing one.
+	GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error)
+}
+
+// RateCounter counts requests in fixed windows.
+type RateCounter interface {
+	// Hit counts one request for key in the window starting at window and
+	// returns the count including it. Atomic across every caller sharing the
+	// store. Counts of past windows may be discarded.
+	Hit(ctx context.Context, key string, window time.Time) (int, error)
+}
+
+// OutboxRecord is an event waiting in the outbox, with its position.
+type OutboxRecord struct {
+	Seq   int64
+	Event domain.Event
+}
+
+// Outbox is the store side of the transactional outbox.
+type Outbox interface {
+	// ClaimOutbox returns up to limit unsent records in commit (Seq) order and
+	// leases them to the caller until now+lease, so that relays running at the
+	// same time do not publish the same record. Records not marked sent by then
+	// are returned again. A record is never returned while an earlier record
+	// of the same docId is leased to someone else.
+	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxRecord, error)
+	// MarkSent removes published records. Unknown seqs are ignored.
+	MarkSent(ctx context.Context, seqs []int64) error
+	// OutboxWritten is signalled (without blocking) after a commit that wrote
+	// events, so a relay in the same process can publish at once. It may never
+	// fire; relays also poll.
+	OutboxWritten() <-chan struct{}
+}
+
+// DeliveryStore records every attempt to deliver an event to a receiver.
+type DeliveryStore interface {
+	// BeginDelivery saves d as pending. It returns false, saving nothing, when
+	// a delivery with d.EventID already exists: the event is a repeat.
+	BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error)
+	// FinishDelivery saves the outcome of the delivery with d.ID.
+	FinishDelivery(ctx context.Context, d domain.Delivery) error
+	// Deliveries lists a job's deliveries, oldest first.
+	Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error)
+	// PendingDeliveries lists deliveries still pending that were created
+	// before olderThan (their sender died), oldest first.
+	PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error)
+}
+
+// Publisher sends events to the event bus.
+type Publisher interface {
+	// Publish sends every event to its topic keyed by docId, in order per key,
+	// and returns once all are acknowledged, or an error (some may have been
+	// sent: consumers tolerate repeats).
+	Publish(ctx context.Context, events []domain.Event) error
+}
+
+// BlobStore keeps uploaded audio.
+type BlobStore interface {
+	// Put streams r into key, refusing more than maxBytes with
+	// domain.ErrTooLarge. Nothing is visible under key unless Put succeeds;
+	// a later Put to the same key replaces it.
+	Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error)
+	// Open reads key; domain.ErrNotFound if absent.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// UploadSigner issues and checks pre-signed upload addresses.
+type UploadSigner interface {
+	// SignUpload returns the absolute upload URL for the job, valid until expires.
+	SignUpload(id domain.DocID, expires time.Time) string
+	// VerifyUpload checks a signature taken from an upload URL. It returns
+	// domain.ErrForbidden (wrapped, with a readable reason) for a signature that
+	// does not match or that expired before now.
+	VerifyUpload(id domain.DocID, expires time.Time, signature string, now time.Time) error
+}
+
+// AudioProbe validates and measures uploaded audio without decoding it.
+type AudioProbe interface {
+	// Probe streams r and measures it. Audio that is not MP3, is empty or
+	// cannot be decoded yields a domain.Permanent error whose message says
+	// what the file is ("the file is WAV audio, not MP3").
+	Probe(ctx context.Context, r io.Reader) (domain.AudioInfo, error)
+}
+
+// ChannelSplitter decodes audio for recognition of each channel on its own.
+type ChannelSplitter interface {
+	// SplitChannels decodes the MP3 in r and writes each of its channels as a
+	// 16 kHz mono 16-bit WAV file in dir, returning the paths in channel order
+	// (one path for mono). Undecodable audio is a domain.Permanent error.
+	SplitChannels(ctx context.Context, r io.Reader, dir string) ([]string, error)
+}
+
+// AudioFile is audio handed to a speech engine.
+type AudioFile struct {
+	Name string // file name with its extension: "audio.mp3", "left.wav"
+	Open func() (io.ReadCloser, error)
+}
+
+// SpeechRecognizer turns Armenian speech into text with timestamps.
+type SpeechRecognizer interface {
+	// Recognize sends the audio to the engine. Transient failures the adapter
+	// already retried are returned wrapping domain.ErrUnavailable; failures no
+	// retry can fix are domain.Permanent. Errors carry a readable message.
+	Recognize(ctx context.Context, audio AudioFile) (domain.Recognition, error)
+}
+
+// Summarizer writes a title (one line, at most 80 characters) and a summary
+// (one paragraph, at most 600 characters) of an Armenian transcript.
+type Summarizer interface {
+	Summarize(ctx context.Context, transcript string) (title, resolution string, err error)
+}
+
+// WebhookRequest is one event to POST to a customer's receiver.
+type WebhookRequest struct {
+	URL       string
+	EventID   string // webhook-id header, stable across repeats of one event
+	Body      []byte // the JSON payload
+	Secret    string // key of the webhook-signature header; empty: no signature
+	Timestamp time.Time
+}
+
+// WebhookResult is the outcome of one POST.
+type WebhookResult struct {
+	Status  int // HTTP status, 0 if none was received
+	Latency time.Duration
+	Err     error // nil only for a 2xx answer
+}
+
+// WebhookSender POSTs events to receivers, once each: no automatic retry
+// (spec §6). A dead or slow receiver must not delay sends to other receivers.
+type WebhookSender interface {
+	Send(ctx context.Context, req WebhookRequest) WebhookResult
+}
+
+// Clock tells the time; tests pass a fixed or stepped one.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns the current time.
+func (SystemClock) Now() time.Time { return time.Now() }
