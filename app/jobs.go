@@ -1,0 +1,208 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// CreateResult is createTranscription's answer (spec §2.3).
+type CreateResult struct {
+	DocID     domain.DocID `json:"docId"`
+	UploadURL string       `json:"uploadUrl"`
+}
+
+// CreateJob creates a transcription job and its pre-signed upload address.
+type CreateJob struct {
+	jobs       ports.JobStore
+	checklists ports.ChecklistStore
+	signer     ports.UploadSigner
+	clock      ports.Clock
+	uploadTTL  time.Duration
+}
+
+// NewCreateJob builds the use case; uploadTTL is the upload window (spec: 1 hour).
+func NewCreateJob(jobs ports.JobStore, checklists ports.ChecklistStore, signer ports.UploadSigner, clock ports.Clock, uploadTTL time.Duration) *CreateJob {
+	need("jobs", jobs)
+	need("checklists", checklists)
+	need("signer", signer)
+	need("clock", clock)
+	if uploadTTL <= 0 {
+		uploadTTL = domain.UploadWindow
+	}
+	return &CreateJob{jobs: jobs, checklists: checklists, signer: signer, clock: clock, uploadTTL: uploadTTL}
+}
+
+// Handle validates the body and creates the job for the caller's account.
+func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (CreateResult, error) {
+	if err := RequireBusiness(p); err != nil {
+		return CreateResult{}, err
+	}
+	req, err := domain.ParseCreateRequest(body)
+	if err != nil {
+		return CreateResult{}, err
+	}
+	if req.ChecklistID != "" {
+		c, err := uc.checklists.GetChecklist(ctx, p.Account.ID, req.ChecklistID)
+		if errors.Is(err, domain.ErrNotFound) || (err == nil && c.Archived) {
+			return CreateResult{}, domain.ErrUnknownChecklist(req.ChecklistID)
+		}
+		if err != nil {
+			return CreateResult{}, fmt.Errorf("create job: %w", err)
+		}
+	}
+	now := uc.clock.Now()
+	job, events := domain.NewJob(domain.DocID(NewID()), p.Account.ID, req, now, uc.uploadTTL)
+	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
+		return CreateResult{}, fmt.Errorf("create job: %w", err)
+	}
+	return CreateResult{DocID: job.ID, UploadURL: uc.signer.SignUpload(job.ID, job.UploadExpiresAt)}, nil
+}
+
+// GetJob answers a poll: the caller's job as the spec's job object.
+type GetJob struct{ jobs ports.JobStore }
+
+// NewGetJob builds the use case.
+func NewGetJob(jobs ports.JobStore) *GetJob {
+	need("jobs", jobs)
+	return &GetJob{jobs: jobs}
+}
+
+// Handle returns the job, or domain.ErrNotFound for a docId that does not
+// exist or belongs to another account: the two are indistinguishable.
+func (uc *GetJob) Handle(ctx context.Context, p Principal, docID string) (domain.PollView, error) {
+	if err := RequireBusiness(p); err != nil {
+		return domain.PollView{}, err
+	}
+	if docID == "" {
+		return domain.PollView{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
+	}
+	if len(docID) > 128 {
+		return domain.PollView{}, notFound(docID)
+	}
+	j, err := uc.jobs.GetJob(ctx, domain.DocID(docID))
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != p.Account.ID) {
+		return domain.PollView{}, notFound(docID)
+	}
+	if err != nil {
+		return domain.PollView{}, fmt.Errorf("get job: %w", err)
+	}
+	return domain.NewPollView(j), nil
+}
+
+func notFound(docID string) error {
+	_ = docID // the message must not reveal whether the job exists elsewhere
+	return fmt.Errorf("no transcription with this docId: %w", domain.ErrNotFound)
+}
+
+// UploadRequest is one PUT to an upload address.
+type UploadRequest struct {
+	DocID         domain.DocID
+	Expires       time.Time
+	Signature     string
+	Body          io.Reader
+	ContentLength int64 // -1 when unknown
+}
+
+// ReceiveUpload stores the uploaded audio and starts processing.
+type ReceiveUpload struct {
+	jobs     ports.JobStore
+	blobs    ports.BlobStore
+	signer   ports.UploadSigner
+	clock    ports.Clock
+	maxBytes int64
+}
+
+// DefaultMaxUploadBytes is DESIGN §2's upload size limit.
+const DefaultMaxUploadBytes = 512 << 20
+
+// NewReceiveUpload builds the use case.
+func NewReceiveUpload(jobs ports.JobStore, blobs ports.BlobStore, signer ports.UploadSigner, clock ports.Clock, maxBytes int64) *ReceiveUpload {
+	need("jobs", jobs)
+	need("blobs", blobs)
+	need("signer", signer)
+	need("clock", clock)
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxUploadBytes
+	}
+	return &ReceiveUpload{jobs: jobs, blobs: blobs, signer: signer, clock: clock, maxBytes: maxBytes}
+}
+
+// MaxBytes is the largest upload accepted.
+func (uc *ReceiveUpload) MaxBytes() int64 { return uc.maxBytes }
+
+// Handle checks the signature and the job, streams the body to the blob store
+// and moves the job to processing. Errors: domain.ErrForbidden (bad or expired
+// signature), domain.ErrConflict (already uploaded), domain.ErrTooLarge,
+// a validation error for an empty body.
+func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
+	now := uc.clock.Now()
+	if err := uc.signer.VerifyUpload(req.DocID, req.Expires, req.Signature, now); err != nil {
+		return err
+	}
+	j, err := uc.jobs.GetJob(ctx, req.DocID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("upload address does not match any job: %w", domain.ErrForbidden)
+	}
+	if err != nil {
+		return fmt.Errorf("receive upload: %w", err)
+	}
+	if err := uploadable(j, now); err != nil {
+		return err
+	}
+	if req.ContentLength == 0 {
+		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
+	}
+	if req.ContentLength > uc.maxBytes {
+		return tooLarge(uc.maxBytes)
+	}
+	// A fresh key per attempt: a racing second PUT can never overwrite the
+	// audio of the upload that won.
+	key := "audio/" + string(req.DocID) + "/" + NewID() + ".mp3"
+	n, err := uc.blobs.Put(ctx, key, req.Body, uc.maxBytes)
+	if errors.Is(err, domain.ErrTooLarge) {
+		return tooLarge(uc.maxBytes)
+	}
+	if err != nil {
+		return fmt.Errorf("receive upload: %w", err)
+	}
+	if n == 0 {
+		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
+	}
+	err = uc.jobs.UpdateJob(ctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		if err := uploadable(*j, uc.clock.Now()); err != nil {
+			return nil, err
+		}
+		return j.ReceiveUpload(uc.clock.Now(), key, n)
+	})
+	if errors.Is(err, domain.ErrInvalidTransition) {
+		return alreadyUploaded()
+	}
+	return err
+}
+
+func uploadable(j domain.Job, now time.Time) error {
+	if j.Status != domain.StatusUploading {
+		if j.Status == domain.StatusFailed && j.BlobKey == "" {
+			return fmt.Errorf("the upload window of this job has closed: %w", domain.ErrForbidden)
+		}
+		return alreadyUploaded()
+	}
+	if !j.UploadOpen(now) {
+		return fmt.Errorf("the upload address has expired: %w", domain.ErrForbidden)
+	}
+	return nil
+}
+
+func alreadyUploaded() error {
+	return fmt.Errorf("audio was already uploaded for this job: %w", domain.ErrConflict)
+}
+
+func tooLarge(max int64) error {
+	return fmt.Errorf("the upload is larger than the %d MiB limit: %w", max>>20, domain.ErrTooLarge)
+}

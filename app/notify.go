@@ -1,0 +1,154 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// NotifyReceiver is stage notify: it turns pipeline events into customer
+// events (transcript_ready; transcript_failed when the account asked for it)
+// and delivers them to the account's receiver. Delivery is asynchronous so a
+// slow receiver never holds up the stage; each event is delivered at most
+// once (no automatic retry, spec §6) and every attempt is recorded.
+type NotifyReceiver struct {
+	jobs       ports.JobStore
+	accounts   ports.AccountStore
+	deliveries ports.DeliveryStore
+	sender     ports.WebhookSender
+	clock      ports.Clock
+	publicURL  string
+	log        *slog.Logger
+
+	slots chan struct{} // bounds deliveries in flight
+	wg    sync.WaitGroup
+}
+
+// NewNotifyReceiver builds the stage; maxInFlight bounds concurrent deliveries.
+func NewNotifyReceiver(jobs ports.JobStore, accounts ports.AccountStore, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *NotifyReceiver {
+	need("jobs", jobs)
+	need("accounts", accounts)
+	need("deliveries", deliveries)
+	need("sender", sender)
+	need("clock", clock)
+	if maxInFlight <= 0 {
+		maxInFlight = 256
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &NotifyReceiver{jobs: jobs, accounts: accounts, deliveries: deliveries, sender: sender, clock: clock,
+		publicURL: publicURL, log: log, slots: make(chan struct{}, maxInFlight)}
+}
+
+// Handle reacts to hyscribe.transcript.ready.v1 and to failures on
+// hyscribe.job.status.v1. A repeated event is recognised by its ID and
+// delivers nothing.
+func (uc *NotifyReceiver) Handle(ctx context.Context, ev domain.Event) error {
+	var failed bool
+	switch ev.Topic {
+	case domain.TopicTranscriptReady:
+	case domain.TopicJobStatus:
+		var st domain.JobStatusData
+		if err := ev.DecodeData(&st); err != nil {
+			return domain.Permanent(err)
+		}
+		if st.Status != domain.StatusFailed {
+			return nil
+		}
+		failed = true
+	default:
+		return nil
+	}
+	j, err := uc.jobs.GetJob(ctx, ev.DocID)
+	if err != nil {
+		return ignoreMissing(err, "notify")
+	}
+	acct, err := uc.accounts.GetAccount(ctx, j.AccountID)
+	if err != nil {
+		return ignoreMissing(err, "notify")
+	}
+	if acct.WebhookURL == "" || (failed && !acct.NotifyFailures) {
+		return nil // pull mode: the customer polls
+	}
+	var payload any
+	eventType := domain.EventTranscriptReady
+	if failed {
+		eventType = domain.EventTranscriptFailed
+		payload = domain.NewTranscriptFailed(j, acct.WebhookSecret, uc.publicURL)
+	} else {
+		if j.Status != domain.StatusTranscribed {
+			return nil
+		}
+		payload = domain.NewTranscriptReady(j, acct.WebhookSecret, uc.publicURL)
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return domain.Permanent(fmt.Errorf("notify: encode payload: %w", err))
+	}
+	d := domain.Delivery{
+		ID: NewID(), EventID: ev.ID, DocID: j.ID, AccountID: acct.ID, EventType: eventType,
+		URL: acct.WebhookURL, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
+	}
+	first, err := uc.deliveries.BeginDelivery(ctx, d)
+	if err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	if !first {
+		return nil
+	}
+	uc.dispatch(d, acct.WebhookSecret)
+	return nil
+}
+
+// dispatch sends d in the background, waiting for a free slot first so the
+// number of deliveries in flight stays bounded.
+func (uc *NotifyReceiver) dispatch(d domain.Delivery, secret string) {
+	uc.slots <- struct{}{}
+	uc.wg.Add(1)
+	go func() {
+		defer func() { <-uc.slots; uc.wg.Done() }()
+		uc.deliver(context.Background(), d, secret)
+	}()
+}
+
+func (uc *NotifyReceiver) deliver(ctx context.Context, d domain.Delivery, secret string) {
+	now := uc.clock.Now()
+	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.EventID, Body: d.Payload, Secret: secret, Timestamp: now})
+	d.AttemptedAt = &now
+	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
+	d.Status = domain.DeliveryDelivered
+	if res.Err != nil {
+		d.Status, d.Error = domain.DeliveryFailed, res.Err.Error()
+	}
+	if err := uc.deliveries.FinishDelivery(ctx, d); err != nil {
+		uc.log.Error("record webhook delivery", "docId", d.DocID, "err", err)
+	}
+	uc.log.Info("webhook delivered", "docId", d.DocID, "event", d.EventType, "status", d.Status, "http", d.HTTPStatus, "ms", d.LatencyMs)
+}
+
+// ResumePending delivers events whose delivery was begun but never attempted
+// (the process stopped in between) and returns how many it started.
+func (uc *NotifyReceiver) ResumePending(ctx context.Context, olderThan time.Duration) (int, error) {
+	ds, err := uc.deliveries.PendingDeliveries(ctx, uc.clock.Now().Add(-olderThan), 500)
+	if err != nil {
+		return 0, fmt.Errorf("resume deliveries: %w", err)
+	}
+	for _, d := range ds {
+		acct, err := uc.accounts.GetAccount(ctx, d.AccountID)
+		if err != nil {
+			continue
+		}
+		uc.dispatch(d, acct.WebhookSecret)
+	}
+	return len(ds), nil
+}
+
+// Wait blocks until every delivery in flight has finished.
+func (uc *NotifyReceiver) Wait() { uc.wg.Wait() }

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Provision holds the operator's and the web application's account use
+// cases: accounts, API keys, receiver settings and checklists.
+type Provision struct {
+	accounts   ports.AccountStore
+	checklists ports.ChecklistStore
+	clock      ports.Clock
+}
+
+// NewProvision builds the use cases.
+func NewProvision(accounts ports.AccountStore, checklists ports.ChecklistStore, clock ports.Clock) *Provision {
+	need("accounts", accounts)
+	need("checklists", checklists)
+	need("clock", clock)
+	return &Provision{accounts: accounts, checklists: checklists, clock: clock}
+}
+
+// CreateAccount creates an account with its first API key, returned in full
+// this once only.
+func (uc *Provision) CreateAccount(ctx context.Context, name string, plan domain.Plan, seconds float64) (domain.Account, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return domain.Account{}, "", domain.Invalid("invalid_name", "account name is required")
+	}
+	if !plan.Valid() {
+		return domain.Account{}, "", domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", plan)
+	}
+	if seconds < 0 || math.IsNaN(seconds) || math.IsInf(seconds, 0) {
+		return domain.Account{}, "", domain.Invalid("invalid_seconds", "seconds must be a number ≥ 0")
+	}
+	a := domain.Account{ID: domain.AccountID(NewID()), Name: name, Plan: plan, BalanceMs: int64(math.Round(seconds * 1000)), CreatedAt: uc.clock.Now()}
+	if err := uc.accounts.CreateAccount(ctx, a); err != nil {
+		return domain.Account{}, "", fmt.Errorf("create account: %w", err)
+	}
+	raw, _, err := uc.CreateAPIKey(ctx, a.ID)
+	if err != nil {
+		return domain.Account{}, "", err
+	}
+	return a, raw, nil
+}
+
+// CreateAPIKey adds a key to the account and returns it in full, once.
+func (uc *Provision) CreateAPIKey(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+	var random [48]byte
+	if _, err := rand.Read(random[:]); err != nil {
+		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
+	}
+	raw, key := domain.NewAPIKey(NewID(), id, random[:], uc.clock.Now())
+	if err := uc.accounts.AddAPIKey(ctx, key); err != nil {
+		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
+	}
+	return raw, key, nil
+}
+
+// AccountChanges are the settings to change; nil leaves one as it is.
+type AccountChanges struct {
+	Name               *string
+	Plan               *domain.Plan
+	Seconds            *float64
+	WebhookURL         *string
+	WebhookSecret      *string
+	AnalysisWebhookURL *string
+	NotifyFailures     *bool
+}
+
+// UpdateAccount applies changes after validating them.
+func (uc *Provision) UpdateAccount(ctx context.Context, id domain.AccountID, c AccountChanges) (domain.Account, error) {
+	for _, u := range []*string{c.WebhookURL, c.AnalysisWebhookURL} {
+		if u != nil {
+			if err := ValidateReceiverURL(*u); err != nil {
+				return domain.Account{}, err
+			}
+		}
+	}
+	if c.Plan != nil && !c.Plan.Valid() {
+		return domain.Account{}, domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", *c.Plan)
+	}
+	if c.Seconds != nil && (*c.Seconds < 0 || math.IsNaN(*c.Seconds) || math.IsInf(*c.Seconds, 0)) {
+		return domain.Account{}, domain.Invalid("invalid_seconds", "seconds must be a number ≥ 0")
+	}
+	var out domain.Account
+	err := uc.accounts.UpdateAccount(ctx, id, func(a *domain.Account) error {
+		set(&a.Name, c.Name)
+		set(&a.Plan, c.Plan)
+		set(&a.WebhookURL, c.WebhookURL)
+		set(&a.WebhookSecret, c.WebhookSecret)
+		set(&a.AnalysisWebhookURL, c.AnalysisWebhookURL)
+		set(&a.NotifyFailures, c.NotifyFailures)
+		if c.Seconds != nil {
+			a.BalanceMs = int64(math.Round(*c.Seconds * 1000))
+		}
+		out = *a
+		return nil
+	})
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("update account: %w", err)
+	}
+	return out, nil
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// ValidateReceiverURL accepts an absolute http(s) URL, or "" to clear.
+func ValidateReceiverURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return domain.Invalid("invalid_webhook_url", "receiver URL must be an absolute http:// or https:// address without credentials, not %q", raw)
+	}
+	return nil
+}
+
+// CreateChecklist saves a checklist definition (DESIGN §4 file format).
+func (uc *Provision) CreateChecklist(ctx context.Context, account domain.AccountID, definition []byte) (domain.Checklist, error) {
+	f, err := domain.ParseChecklistFile(definition)
+	if err != nil {
+		return domain.Checklist{}, err
+	}
+	if _, err := uc.accounts.GetAccount(ctx, account); err != nil {
+		return domain.Checklist{}, fmt.Errorf("create checklist: %w", err)
+	}
+	c := domain.Checklist{ID: NewID(), AccountID: account, Name: f.Name, Version: 1, Questions: f.Questions, CreatedAt: uc.clock.Now()}
+	if err := uc.checklists.CreateChecklist(ctx, c); err != nil {
+		return domain.Checklist{}, fmt.Errorf("create checklist: %w", err)
+	}
+	return c, nil
+}

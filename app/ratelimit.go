@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// RateLimitError is a refused request: the limit per minute and the seconds
+// until the next window opens.
+type RateLimitError struct {
+	Limit      int
+	RetryAfter int
+}
+
+func (e *RateLimitError) Error() string { return domain.RateLimitMessage(e.Limit, e.RetryAfter) }
+
+// Is makes errors.Is(err, domain.ErrRateLimited) hold.
+func (e *RateLimitError) Is(target error) bool { return target == domain.ErrRateLimited }
+
+// RateLimit applies a fixed wall-clock-minute limit per API key and scope.
+// A key known to be over its limit in the current window is refused without a
+// store round trip.
+type RateLimit struct {
+	counter ports.RateCounter
+	clock   ports.Clock
+	over    sync.Map // scope+key → time.Time window in which it went over
+}
+
+// NewRateLimit builds the limiter.
+func NewRateLimit(counter ports.RateCounter, clock ports.Clock) *RateLimit {
+	need("counter", counter)
+	need("clock", clock)
+	return &RateLimit{counter: counter, clock: clock}
+}
+
+// Allow counts one request of keyID in scope and refuses it with a
+// *RateLimitError when limit requests were already counted this minute.
+func (rl *RateLimit) Allow(ctx context.Context, scope, keyID string, limit int) error {
+	now := rl.clock.Now()
+	window := domain.RateWindow(now)
+	name := scope + ":" + keyID
+	if w, ok := rl.over.Load(name); ok && w.(time.Time).Equal(window) {
+		_, retry := domain.Decide(now, limit, limit)
+		return &RateLimitError{Limit: limit, RetryAfter: retry}
+	}
+	n, err := rl.counter.Hit(ctx, name, window)
+	if err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	allowed, retry := domain.Decide(now, n-1, limit)
+	if !allowed {
+		rl.over.Store(name, window)
+		return &RateLimitError{Limit: limit, RetryAfter: retry}
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Relay publishes the outbox to the event bus: claim a batch in commit order,
+// publish it, mark it sent. A crash between publishing and marking publishes
+// the batch again, which consumers tolerate.
+type Relay struct {
+	outbox    ports.Outbox
+	publisher ports.Publisher
+	clock     ports.Clock
+	log       *slog.Logger
+
+	// Interval is how often the outbox is polled when no commit signals it.
+	Interval time.Duration
+	// Batch is the most records claimed at once.
+	Batch int
+	// Lease is how long claimed records stay reserved to this relay.
+	Lease time.Duration
+	// Observe, when set, is told the commit-to-publish latency of each record.
+	Observe func(latency time.Duration)
+}
+
+// NewRelay builds a relay with sensible defaults.
+func NewRelay(outbox ports.Outbox, publisher ports.Publisher, clock ports.Clock, log *slog.Logger) *Relay {
+	need("outbox", outbox)
+	need("publisher", publisher)
+	need("clock", clock)
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Relay{outbox: outbox, publisher: publisher, clock: clock, log: log,
+		Interval: 500 * time.Millisecond, Batch: 500, Lease: 30 * time.Second}
+}
+
+// Run relays until ctx ends.
+func (r *Relay) Run(ctx context.Context) error {
+	tick := time.NewTicker(r.Interval)
+	defer tick.Stop()
+	backoff := r.Interval
+	for {
+		n, err := r.Once(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			r.log.Warn("outbox relay: will retry", "err", err, "in", backoff)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 10*time.Second)
+			continue
+		}
+		backoff = r.Interval
+		if n == r.Batch {
+			continue // more may be waiting
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.outbox.OutboxWritten():
+		case <-tick.C:
+		}
+	}
+}
+
+// Once relays one batch and returns how many records it published.
+func (r *Relay) Once(ctx context.Context) (int, error) {
+	recs, err := r.outbox.ClaimOutbox(ctx, r.clock.Now(), r.Lease, r.Batch)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	evs := make([]domain.Event, len(recs))
+	seqs := make([]int64, len(recs))
+	for i, rec := range recs {
+		evs[i], seqs[i] = rec.Event, rec.Seq
+	}
+	if err := r.publisher.Publish(ctx, evs); err != nil {
+		return 0, fmt.Errorf("relay: publish %d events: %w", len(evs), err)
+	}
+	if err := r.outbox.MarkSent(ctx, seqs); err != nil {
+		return 0, fmt.Errorf("relay: mark sent: %w", err)
+	}
+	if r.Observe != nil {
+		now := r.clock.Now()
+		for _, ev := range evs {
+			r.Observe(now.Sub(ev.OccurredAt))
+		}
+	}
+	return len(recs), nil
+}

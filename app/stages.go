@@ -1,0 +1,320 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// ProcessAudio is stage process: validate the upload as MP3, measure it and
+// reserve its length from the account's balance (job stays processing).
+type ProcessAudio struct {
+	jobs        ports.JobStore
+	blobs       ports.BlobStore
+	probe       ports.AudioProbe
+	clock       ports.Clock
+	maxDuration time.Duration
+}
+
+// NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration.
+func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.AudioProbe, clock ports.Clock, maxDuration time.Duration) *ProcessAudio {
+	need("jobs", jobs)
+	need("blobs", blobs)
+	need("probe", probe)
+	need("clock", clock)
+	if maxDuration <= 0 {
+		maxDuration = domain.MaxDuration
+	}
+	return &ProcessAudio{jobs: jobs, blobs: blobs, probe: probe, clock: clock, maxDuration: maxDuration}
+}
+
+// Handle processes one hyscribe.audio.uploaded.v1 event. Repeats are no-ops.
+func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
+	if ev.Topic != domain.TopicAudioUploaded {
+		return nil
+	}
+	j, err := uc.jobs.GetJob(ctx, ev.DocID)
+	if err != nil {
+		return ignoreMissing(err, "process")
+	}
+	if j.Status != domain.StatusProcessing || j.Audio != nil {
+		return nil
+	}
+	info, err := uc.measure(ctx, j.BlobKey)
+	if err != nil && !domain.IsPermanent(err) {
+		return err
+	}
+	now := uc.clock.Now()
+	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		if err != nil {
+			if j.Status != domain.StatusProcessing || j.Audio != nil {
+				return nil, domain.ErrInvalidTransition
+			}
+			return nil, err
+		}
+		return j.Measure(now, info, a, uc.maxDuration)
+	})
+}
+
+func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {
+	r, err := uc.blobs.Open(ctx, key)
+	if errors.Is(err, domain.ErrNotFound) {
+		return domain.AudioInfo{}, domain.Permanent(errors.New("the uploaded audio is missing from storage"))
+	}
+	if err != nil {
+		return domain.AudioInfo{}, fmt.Errorf("process: open audio: %w", err)
+	}
+	defer r.Close()
+	return uc.probe.Probe(ctx, r)
+}
+
+// TranscribeAudio is stage transcribe: speech recognition (and, for stereo
+// phone calls, one speaker per channel), processing → converting.
+type TranscribeAudio struct {
+	jobs       ports.JobStore
+	blobs      ports.BlobStore
+	splitter   ports.ChannelSplitter
+	recognizer ports.SpeechRecognizer
+	clock      ports.Clock
+	tempDir    string
+}
+
+// NewTranscribeAudio builds the stage; tempDir holds decoded channels while
+// they are recognised ("" means the OS default).
+func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string) *TranscribeAudio {
+	need("jobs", jobs)
+	need("blobs", blobs)
+	need("splitter", splitter)
+	need("recognizer", recognizer)
+	need("clock", clock)
+	return &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir}
+}
+
+// Handle recognises the speech of one hyscribe.audio.processed.v1 event. A
+// job already converting (its worker died) is recognised again; any other
+// state means the event is a repeat.
+func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
+	if ev.Topic != domain.TopicAudioProcessed {
+		return nil
+	}
+	j, err := uc.jobs.GetJob(ctx, ev.DocID)
+	if err != nil {
+		return ignoreMissing(err, "transcribe")
+	}
+	resumable := (j.Status == domain.StatusProcessing && j.Audio != nil) || (j.Status == domain.StatusConverting && j.Transcription == "")
+	if !resumable {
+		return nil
+	}
+	if j.Status == domain.StatusProcessing {
+		if err := uc.jobs.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+			return j.StartConverting(uc.clock.Now())
+		}); err != nil {
+			if errors.Is(err, domain.ErrInvalidTransition) {
+				return nil
+			}
+			return fmt.Errorf("transcribe: %w", err)
+		}
+	}
+	text, segs, err := uc.recognise(ctx, j)
+	if err != nil && !domain.IsPermanent(err) {
+		return err
+	}
+	now := uc.clock.Now()
+	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		if err != nil {
+			if j.Status != domain.StatusConverting || j.Transcription != "" {
+				return nil, domain.ErrInvalidTransition
+			}
+			return nil, err
+		}
+		return j.Recognise(now, text, segs)
+	})
+}
+
+func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
+		return uc.recogniseStereoCall(ctx, j)
+	}
+	rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: func() (io.ReadCloser, error) {
+		return uc.blobs.Open(ctx, j.BlobKey)
+	}})
+	if err != nil {
+		return "", nil, speechError(err)
+	}
+	segs := rec.Segments
+	if len(segs) == 0 && strings.TrimSpace(rec.Text) != "" {
+		segs = []domain.Segment{{Start: 0, End: rec.Duration, Text: strings.TrimSpace(rec.Text)}}
+	}
+	if j.Type == domain.TypeSingleVoice {
+		for i := range segs {
+			segs[i].Speaker = ""
+		}
+		return domain.PlainText(segs), segs, nil
+	}
+	if !labelled(segs) {
+		return "", nil, domain.Permanent(errors.New("phone_call transcription of a mono recording is not available yet: upload a stereo recording with one speaker per channel, or use type single_voice"))
+	}
+	segs = domain.NumberSpeakers(segs)
+	return domain.FormatPhoneCall(segs), segs, nil
+}
+
+// labelled reports whether the engine itself told speakers apart.
+func labelled(segs []domain.Segment) bool {
+	seen := map[string]bool{}
+	for _, s := range segs {
+		if s.Speaker == "" {
+			return false
+		}
+		seen[s.Speaker] = true
+	}
+	return len(seen) >= 1 && len(segs) > 0
+}
+
+func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
+	if err != nil {
+		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	r, err := uc.blobs.Open(ctx, j.BlobKey)
+	if err != nil {
+		return "", nil, fmt.Errorf("transcribe: open audio: %w", err)
+	}
+	paths, err := uc.splitter.SplitChannels(ctx, r, dir)
+	r.Close()
+	if err != nil {
+		return "", nil, err
+	}
+	if len(paths) != 2 {
+		return "", nil, domain.Permanent(fmt.Errorf("expected a stereo recording, found %d channel(s)", len(paths)))
+	}
+	var (
+		wg   sync.WaitGroup
+		recs [2]domain.Recognition
+		errs [2]error
+	)
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			recs[i], errs[i] = uc.recognizer.Recognize(ctx, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", nil, speechError(err)
+		}
+	}
+	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
+	return domain.FormatPhoneCall(segs), segs, nil
+}
+
+func channelSegments(r domain.Recognition) []domain.Segment {
+	if len(r.Segments) == 0 && strings.TrimSpace(r.Text) != "" {
+		return []domain.Segment{{Start: 0, End: r.Duration, Text: strings.TrimSpace(r.Text)}}
+	}
+	return r.Segments
+}
+
+func speechError(err error) error {
+	if domain.IsPermanent(err) {
+		return err
+	}
+	return fmt.Errorf("speech recognition failed: %w", err)
+}
+
+// EnrichTranscript is stage enrich: title, summary and language; converting → transcribed.
+type EnrichTranscript struct {
+	jobs       ports.JobStore
+	summarizer ports.Summarizer
+	fallback   ports.Summarizer // used when summarizer fails (e.g. an outside model is down)
+	clock      ports.Clock
+	log        *slog.Logger
+}
+
+// NewEnrichTranscript builds the stage. fallback may be nil.
+func NewEnrichTranscript(jobs ports.JobStore, summarizer, fallback ports.Summarizer, clock ports.Clock, log *slog.Logger) *EnrichTranscript {
+	need("jobs", jobs)
+	need("summarizer", summarizer)
+	need("clock", clock)
+	if log == nil {
+		log = slog.Default()
+	}
+	return &EnrichTranscript{jobs: jobs, summarizer: summarizer, fallback: fallback, clock: clock, log: log}
+}
+
+// Handle enriches one hyscribe.transcript.recognised.v1 event. Repeats are no-ops.
+func (uc *EnrichTranscript) Handle(ctx context.Context, ev domain.Event) error {
+	if ev.Topic != domain.TopicTranscriptRecognised {
+		return nil
+	}
+	j, err := uc.jobs.GetJob(ctx, ev.DocID)
+	if err != nil {
+		return ignoreMissing(err, "enrich")
+	}
+	if j.Status != domain.StatusConverting || j.Transcription == "" {
+		return nil
+	}
+	title, resolution, err := uc.summarizer.Summarize(ctx, j.Transcription)
+	if err != nil && uc.fallback != nil {
+		uc.log.Warn("summarizer failed; using the built-in one", "docId", j.ID, "err", err)
+		title, resolution, err = uc.fallback.Summarize(ctx, j.Transcription)
+	}
+	if err != nil {
+		return fmt.Errorf("enrich: summarize: %w", err)
+	}
+	now := uc.clock.Now()
+	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		return j.Complete(now, title, resolution, domain.LanguageArmenian)
+	})
+}
+
+// FailJob ends a job with a readable reason when a stage gives up on it.
+type FailJob struct {
+	jobs  ports.JobStore
+	clock ports.Clock
+}
+
+// NewFailJob builds the use case.
+func NewFailJob(jobs ports.JobStore, clock ports.Clock) *FailJob {
+	need("jobs", jobs)
+	need("clock", clock)
+	return &FailJob{jobs: jobs, clock: clock}
+}
+
+// Handle fails the job; a job already terminal is left as it is.
+func (uc *FailJob) Handle(ctx context.Context, id domain.DocID, reason string) error {
+	now := uc.clock.Now()
+	err := transition(ctx, uc.jobs, now, id, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		return j.Fail(now, reason, a)
+	})
+	return ignoreMissing(err, "fail job")
+}
+
+// GiveUpReason turns a stage's last error into the job's error message:
+// failures meant for people (bad audio, the speech engine) are told as they
+// are; anything else is internal and is described without its details, which
+// stay in the log.
+func GiveUpReason(stage string, err error) string {
+	if domain.IsPermanent(err) || errors.Is(err, domain.ErrUnavailable) {
+		return err.Error()
+	}
+	return fmt.Sprintf("internal error in the %s stage; the recording could not be processed", stage)
+}
+
+func ignoreMissing(err error, op string) error {
+	if err == nil || errors.Is(err, domain.ErrNotFound) {
+		return nil // a job that no longer exists has nothing left to do
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
