@@ -1,0 +1,298 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hyscribe/app"
+	"hyscribe/app/apptest"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Hand-written in-memory fakes of the ports the use cases need.
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type signer struct{}
+
+func (signer) SignUpload(id domain.DocID, exp time.Time) string {
+	return fmt.Sprintf("http://up/%s?e=%d&s=ok", id, exp.Unix())
+}
+func (signer) VerifyUpload(id domain.DocID, exp time.Time, sig string, now time.Time) error {
+	if sig != "ok" {
+		return fmt.Errorf("upload signature does not match: %w", domain.ErrForbidden)
+	}
+	if !now.Before(exp) {
+		return fmt.Errorf("upload address expired: %w", domain.ErrForbidden)
+	}
+	return nil
+}
+
+type blobs struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (b *blobs) Put(_ context.Context, key string, r io.Reader, max int64) (int64, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(data)) > max {
+		return 0, domain.ErrTooLarge
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string][]byte{}
+	}
+	b.m[key] = data
+	return int64(len(data)), nil
+}
+
+func (b *blobs) Open(_ context.Context, key string) (io.ReadCloser, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.m[key]
+	if !ok {
+		return nil, domain.ErrNotFound
+	}
+	return io.NopCloser(bytes.NewReader(d)), nil
+}
+
+// probe "measures" fake audio written as "MP3 <seconds> <channels>".
+type probe struct{}
+
+func (probe) Probe(_ context.Context, r io.Reader) (domain.AudioInfo, error) {
+	b, _ := io.ReadAll(r)
+	var secs float64
+	var ch int
+	if _, err := fmt.Sscanf(string(b), "MP3 %g %d", &secs, &ch); err != nil {
+		return domain.AudioInfo{}, domain.Permanent(errors.New("the file is WAV audio, not MP3; only MP3 is supported"))
+	}
+	return domain.AudioInfo{Format: "mp3", Duration: secs, Channels: ch}, nil
+}
+
+// splitter writes one file per channel named after it.
+type splitter struct{}
+
+func (splitter) SplitChannels(_ context.Context, r io.Reader, dir string) ([]string, error) {
+	var paths []string
+	for _, n := range []string{"left", "right"} {
+		p := filepath.Join(dir, n+".wav")
+		if err := os.WriteFile(p, []byte(n), 0o600); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// recognizer answers per file content; errs is consumed first.
+type recognizer struct {
+	mu    sync.Mutex
+	calls int
+	errs  []error
+	by    map[string]domain.Recognition // by file content
+	def   domain.Recognition
+}
+
+func (r *recognizer) Recognize(_ context.Context, a ports.AudioFile) (domain.Recognition, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if len(r.errs) > 0 {
+		err := r.errs[0]
+		r.errs = r.errs[1:]
+		return domain.Recognition{}, err
+	}
+	rc, err := a.Open()
+	if err != nil {
+		return domain.Recognition{}, err
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if rec, ok := r.by[string(b)]; ok {
+		return rec, nil
+	}
+	return r.def, nil
+}
+
+func (r *recognizer) Calls() int { r.mu.Lock(); defer r.mu.Unlock(); return r.calls }
+
+type summarizer struct{ err error }
+
+func (s summarizer) Summarize(_ context.Context, text string) (string, string, error) {
+	if s.err != nil {
+		return "", "", s.err
+	}
+	first, _, _ := strings.Cut(text, "։")
+	return "Վերնագիր: " + first, "Ամփոփում: " + text, nil
+}
+
+type sender struct {
+	mu   sync.Mutex
+	reqs []ports.WebhookRequest
+	res  ports.WebhookResult
+}
+
+func (s *sender) Send(_ context.Context, req ports.WebhookRequest) ports.WebhookResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	return s.res
+}
+
+func (s *sender) Requests() []ports.WebhookRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ports.WebhookRequest(nil), s.reqs...)
+}
+
+// world wires every use case to fakes, as cmd/hyscribe wires them to adapters.
+type world struct {
+	t        *testing.T
+	ctx      context.Context
+	store    *apptest.Store
+	clock    *clock
+	blobs    *blobs
+	rec      *recognizer
+	sender   *sender
+	prov     *app.Provision
+	create   *app.CreateJob
+	get      *app.GetJob
+	upload   *app.ReceiveUpload
+	process  *app.ProcessAudio
+	tr       *app.TranscribeAudio
+	enrich   *app.EnrichTranscript
+	notify   *app.NotifyReceiver
+	fail     *app.FailJob
+	sweeper  *app.Sweeper
+	handlers map[string][]func(context.Context, domain.Event) error
+	seen     []domain.Event // every event relayed, in order
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, ctx: context.Background(), store: apptest.NewStore(), blobs: &blobs{},
+		clock: &clock{now: time.Date(2026, 11, 21, 10, 0, 30, 0, time.UTC)},
+		rec: &recognizer{def: domain.Recognition{Text: "Բարև ձեզ։ Ես զանգում եմ պատվերի մասին։", Duration: 3,
+			Segments: []domain.Segment{{Start: 0, End: 1, Text: "Բարև ձեզ։"}, {Start: 1, End: 3, Text: "Ես զանգում եմ պատվերի մասին։"}}}},
+		sender: &sender{res: ports.WebhookResult{Status: 200}}}
+	s := w.store
+	w.prov = app.NewProvision(s, s, w.clock)
+	w.create = app.NewCreateJob(s, s, signer{}, w.clock, time.Hour)
+	w.get = app.NewGetJob(s)
+	w.upload = app.NewReceiveUpload(s, w.blobs, signer{}, w.clock, 1<<20)
+	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0)
+	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir())
+	w.enrich = app.NewEnrichTranscript(s, summarizer{}, nil, w.clock, nil)
+	w.notify = app.NewNotifyReceiver(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
+	w.fail = app.NewFailJob(s, w.clock)
+	w.sweeper = app.NewSweeper(s, w.clock, nil)
+	w.handlers = map[string][]func(context.Context, domain.Event) error{
+		domain.TopicAudioUploaded:        {w.process.Handle},
+		domain.TopicAudioProcessed:       {w.tr.Handle},
+		domain.TopicTranscriptRecognised: {w.enrich.Handle},
+		domain.TopicTranscriptReady:      {w.notify.Handle},
+		domain.TopicJobStatus:            {w.notify.Handle},
+	}
+	return w
+}
+
+func (w *world) account(plan domain.Plan, seconds float64) app.Principal {
+	w.t.Helper()
+	a, raw, err := w.prov.CreateAccount(w.ctx, "acme", plan, seconds)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	p, err := app.NewAuthenticate(w.store, w.clock).Handle(w.ctx, "Bearer "+raw)
+	if err != nil || p.Account.ID != a.ID {
+		w.t.Fatalf("authenticate: %v", err)
+	}
+	return p
+}
+
+func (w *world) newJob(p app.Principal, body string) app.CreateResult {
+	w.t.Helper()
+	res, err := w.create.Handle(w.ctx, p, []byte(body))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return res
+}
+
+func (w *world) put(id domain.DocID, body string) error {
+	return w.upload.Handle(w.ctx, app.UploadRequest{DocID: id, Expires: w.clock.Now().Add(time.Hour), Signature: "ok",
+		Body: strings.NewReader(body), ContentLength: int64(len(body))})
+}
+
+// drain relays the outbox to the handlers until it is empty, as the relay and
+// the stage consumers do, and returns the events it delivered.
+func (w *world) drain() []domain.Event {
+	w.t.Helper()
+	var out []domain.Event
+	for i := 0; i < 100; i++ {
+		recs, err := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 100)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if len(recs) == 0 {
+			w.notify.Wait()
+			return out
+		}
+		var seqs []int64
+		for _, r := range recs {
+			seqs = append(seqs, r.Seq)
+			out = append(out, r.Event)
+			w.seen = append(w.seen, r.Event)
+			for _, h := range w.handlers[r.Event.Topic] {
+				if err := h(w.ctx, r.Event); err != nil {
+					w.t.Fatalf("handler of %s: %v", r.Event.ID, err)
+				}
+			}
+		}
+		if err := w.store.MarkSent(w.ctx, seqs); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.t.Fatal("outbox never drained")
+	return nil
+}
+
+func (w *world) job(id domain.DocID) domain.Job {
+	w.t.Helper()
+	j, err := w.store.GetJob(w.ctx, id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return j
+}
+
+func (w *world) balance(p app.Principal) int64 {
+	a, err := w.store.GetAccount(w.ctx, p.Account.ID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a.BalanceMs
+}

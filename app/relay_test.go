@@ -1,0 +1,83 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+)
+
+type publisher struct {
+	mu   sync.Mutex
+	got  []domain.Event
+	fail error
+}
+
+func (p *publisher) Publish(_ context.Context, evs []domain.Event) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail != nil {
+		return p.fail
+	}
+	p.got = append(p.got, evs...)
+	return nil
+}
+
+func TestRelayPublishesInCommitOrderAndKeepsWhatFailed(t *testing.T) {
+	w := newWorld(t)
+	p := w.account(domain.PlanBusiness, 60)
+	a := w.newJob(p, `{"type":"single_voice"}`)
+	w.put(a.DocID, "MP3 1 1")
+	pub := &publisher{fail: errors.New("brokers down")}
+	r := app.NewRelay(w.store, pub, w.clock, nil)
+	r.Lease = time.Second
+	if _, err := r.Once(w.ctx); err == nil {
+		t.Fatal("publish error swallowed")
+	}
+	pub.fail = nil
+	w.clock.Add(2 * time.Second) // the failed claim's lease ran out
+	n, err := r.Once(w.ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("relayed %d: %v", n, err)
+	}
+	want := []string{"/job.status/uploading", "/audio.uploaded", "/job.status/processing"}
+	for i, ev := range pub.got {
+		if ev.ID != string(a.DocID)+want[i] {
+			t.Fatalf("event %d = %s", i, ev.ID)
+		}
+	}
+	if n, _ := r.Once(w.ctx); n != 0 {
+		t.Fatalf("published twice: %d", n)
+	}
+}
+
+func TestRelayRunWakesOnCommit(t *testing.T) {
+	w := newWorld(t)
+	pub := &publisher{}
+	r := app.NewRelay(w.store, pub, w.clock, nil)
+	r.Interval = time.Hour // only the commit signal can wake it
+	ctx, cancel := context.WithCancel(w.ctx)
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	p := w.account(domain.PlanBusiness, 60)
+	w.newJob(p, `{"type":"single_voice"}`)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pub.mu.Lock()
+		n := len(pub.got)
+		pub.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("relay did not wake on the commit signal")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+}
