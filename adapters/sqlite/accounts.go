@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"hyscribe/domain"
+)
+
+var accountCols = []string{
+	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
+	"notify_failures", "created_at",
+}
+
+var (
+	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
+	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(len(accountCols)) + ")"
+	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = ?"
+)
+
+func toAccountRow(a domain.Account) []any {
+	return []any{
+		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
+		a.NotifyFailures, toMs(a.CreatedAt),
+	}
+}
+
+func toDomainAccount(sc scanner) (domain.Account, error) {
+	var a domain.Account
+	var created int64
+	if err := sc.Scan(accountDest(&a, &created)...); err != nil {
+		return domain.Account{}, translate(err)
+	}
+	a.CreatedAt = fromMs(created)
+	return a, nil
+}
+
+// accountDest lists scan destinations in accountCols order, for queries that
+// select an account beside other columns.
+func accountDest(a *domain.Account, created *int64) []any {
+	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
+		&a.NotifyFailures, created}
+}
+
+// CreateAccount saves a new account. domain.ErrConflict if the ID exists.
+func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...)
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.CreateAccount: %w", err)
+	}
+	return nil
+}
+
+// GetAccount returns an account or domain.ErrNotFound.
+func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
+	a, err := toDomainAccount(s.db.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("sqlite.GetAccount: account %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// UpdateAccount applies fn to the account in one write transaction. When fn
+// fails nothing is saved and its error is returned unchanged.
+func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
+	var fnErr error
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		a, err := toDomainAccount(tx.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
+		if err != nil {
+			return fmt.Errorf("account %s: %w", id, err)
+		}
+		if err := fn(&a); err != nil {
+			fnErr = err
+			return err
+		}
+		a.ID = id
+		_, err = tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...)
+		return translate(err)
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite.UpdateAccount: %w", err)
+	}
+	return nil
+}
+
+const keyCols = "k.id, k.account_id, k.prefix, k.hash, k.created_at, k.last_used_at, k.revoked_at"
+
+func keyDest(k *domain.APIKey, created *int64, lastUsed, revoked *sql.NullInt64) []any {
+	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, created, lastUsed, revoked}
+}
+
+func finishKey(k *domain.APIKey, created int64, lastUsed, revoked sql.NullInt64) {
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMs(created), fromNullMs(lastUsed), fromNullMs(revoked)
+}
+
+// AddAPIKey saves a key. domain.ErrNotFound if the account does not exist,
+// domain.ErrConflict if the key's ID or hash is taken.
+func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, string(k.AccountID), k.Prefix, k.Hash, toMs(k.CreatedAt), toNullMs(k.LastUsedAt), toNullMs(k.RevokedAt))
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.AddAPIKey: %w", err)
+	}
+	return nil
+}
+
+// APIKeyByHash returns the key with that hash, revoked or not, with its account.
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, domain.Account, error) {
+	var k domain.APIKey
+	var a domain.Account
+	var kCreated, aCreated int64
+	var lastUsed, revoked sql.NullInt64
+	dest := append(keyDest(&k, &kCreated, &lastUsed, &revoked), accountDest(&a, &aCreated)...)
+	err := s.db.QueryRowContext(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.hash = ?`, hash).Scan(dest...)
+	if err != nil {
+		return domain.APIKey{}, domain.Account{}, fmt.Errorf("sqlite.APIKeyByHash: %w", translate(err))
+	}
+	finishKey(&k, kCreated, lastUsed, revoked)
+	a.CreatedAt = fromMs(aCreated)
+	return k, a, nil
+}
+
+// TouchAPIKey sets the key's last-used time. It never moves it back (two
+// processes' clocks may disagree), and an unknown key is no error:
+// last-used is informative only.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ?1
+			WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)`, toMs(at), id)
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.TouchAPIKey: %w", err)
+	}
+	return nil
+}
+
+// ListAPIKeys returns the account's keys, newest first; keys created in the
+// same millisecond come last-added first.
+func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+keyCols+` FROM api_keys k
+		WHERE k.account_id = ? ORDER BY k.created_at DESC, k.rowid DESC`, string(account))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.APIKey
+	for rows.Next() {
+		var k domain.APIKey
+		var created int64
+		var lastUsed, revoked sql.NullInt64
+		if err := rows.Scan(keyDest(&k, &created, &lastUsed, &revoked)...); err != nil {
+			return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
+		}
+		finishKey(&k, created, lastUsed, revoked)
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeAPIKey revokes one of the account's keys; domain.ErrNotFound if the
+// account has no such key. Revoking again keeps the first revocation time.
+func (s *Store) RevokeAPIKey(ctx context.Context, account domain.AccountID, id string, at time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?)
+			WHERE id = ? AND account_id = ?`, toMs(at), id, string(account))
+		if err != nil {
+			return translate(err)
+		}
+		return oneRow(res, "key "+id)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.RevokeAPIKey: %w", err)
+	}
+	return nil
+}
+
+// oneRow turns an UPDATE that matched nothing into domain.ErrNotFound.
+func oneRow(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, domain.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"hyscribe/domain"
+)
+
+const deliverySelect = `SELECT id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,
+	latency_ms, error, created_at, attempted_at FROM deliveries`
+
+func toDomainDelivery(sc scanner) (domain.Delivery, error) {
+	var d domain.Delivery
+	var created int64
+	var attempted sql.NullInt64
+	err := sc.Scan(&d.ID, &d.EventID, &d.DocID, &d.AccountID, &d.EventType, &d.URL, &d.Payload, &d.Status,
+		&d.HTTPStatus, &d.LatencyMs, &d.Error, &created, &attempted)
+	if err != nil {
+		return domain.Delivery{}, translate(err)
+	}
+	d.CreatedAt, d.AttemptedAt = fromMs(created), fromNullMs(attempted)
+	return d, nil
+}
+
+// BeginDelivery saves d as pending. It returns false, saving nothing, when
+// the event already has a delivery; domain.ErrConflict if d.ID is taken by
+// another event's delivery.
+func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
+	var first bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
+				payload, status, http_status, latency_ms, error, created_at, attempted_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (event_id) DO NOTHING`,
+			d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, payloadArg(d.Payload),
+			domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+		if err != nil {
+			return translate(err)
+		}
+		n, err := res.RowsAffected()
+		first = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("sqlite.BeginDelivery: %w", err)
+	}
+	return first, nil
+}
+
+// payloadArg binds a payload as a BLOB, nil as NULL.
+func payloadArg(p []byte) any {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// FinishDelivery saves the outcome (status, HTTP status, latency, error,
+// attempt time) of the delivery with d.ID.
+func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE deliveries
+			SET status = ?, http_status = ?, latency_ms = ?, error = ?, attempted_at = ?
+			WHERE id = ?`, d.Status, d.HTTPStatus, d.LatencyMs, d.Error, toNullMs(d.AttemptedAt), d.ID)
+		if err != nil {
+			return translate(err)
+		}
+		return oneRow(res, "delivery "+d.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.FinishDelivery: %w", err)
+	}
+	return nil
+}
+
+// Deliveries lists a job's deliveries, oldest first.
+func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error) {
+	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = ? ORDER BY created_at, rowid`, string(doc))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.Deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// PendingDeliveries lists pending deliveries created before olderThan,
+// oldest first.
+func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error) {
+	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE status = ? AND created_at < ?
+		ORDER BY created_at, rowid LIMIT ?`, domain.DeliveryPending, toMs(olderThan), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.PendingDeliveries: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) queryDeliveries(ctx context.Context, query string, args ...any) ([]domain.Delivery, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []domain.Delivery
+	for rows.Next() {
+		d, err := toDomainDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

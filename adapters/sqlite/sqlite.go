@@ -1,0 +1,297 @@
+// Package sqlite is the embedded store: every store port (jobs, accounts and
+// keys, checklists, rate counters, the outbox, webhook deliveries) in one
+// SQLite file, through the pure-Go driver modernc.org/sqlite, so `hyscribe
+// serve` needs no database server.
+//
+// One file may be open in several processes at once (the CLI provisions
+// accounts while `serve` runs): the database is in WAL mode so readers never
+// wait, every write transaction starts with BEGIN IMMEDIATE so two writers
+// queue on the write lock instead of deadlocking on a lock upgrade, and
+// busy_timeout makes the queueing wait instead of fail. Inside one process
+// writes also take a semaphore, so they queue in Go rather than in SQLite's
+// sleeping busy handler.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// busyTimeout is how long a write waits for another process's write lock.
+// Transactions here last milliseconds; ten seconds means "something is wrong".
+const busyTimeout = 10 * time.Second
+
+// Store implements ports.JobStore, AccountStore, ChecklistStore,
+// RateCounter, Outbox and DeliveryStore on one SQLite database.
+type Store struct {
+	db         *sql.DB
+	writeSem   chan struct{} // one writer at a time in this process
+	written    chan struct{} // OutboxWritten
+	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+}
+
+var _ interface {
+	ports.JobStore
+	ports.AccountStore
+	ports.ChecklistStore
+	ports.RateCounter
+	ports.Outbox
+	ports.DeliveryStore
+} = (*Store)(nil)
+
+// Open opens (creating if needed) the database file at path and brings its
+// schema up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.Open: %w", err)
+	}
+	// Connections are cheap to keep and costly to reopen (each applies the
+	// pragmas); readers run in parallel under WAL.
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
+	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1)}, nil
+}
+
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	// In WAL mode NORMAL loses no committed data on a process crash, only
+	// possibly the last commits on a power cut, and saves an fsync per commit.
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("sqlite.Close: %w", err)
+	}
+	return nil
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, _ := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
+		}
+		b, err := migrations.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a version", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the missing migrations in one write transaction. Because
+// the transaction begins IMMEDIATE, a second process opening the database at
+// the same moment waits for the first to finish and then finds nothing to do.
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_at INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	applied := map[int]bool{}
+	newest := 0
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied[v], newest = true, max(newest, v)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if known := ms[len(ms)-1].version; newest > known {
+		// An older binary must not write to a schema it does not know.
+		return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
+	}
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, time.Now().UnixMilli()); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// write runs fn in a write transaction (BEGIN IMMEDIATE, from the DSN) and
+// commits it when fn returns nil. The in-process semaphore is taken first,
+// so only writers of other processes ever wait in busy_timeout.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.lockWrite(ctx); err != nil {
+		return err
+	}
+	defer s.unlockWrite()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return translate(tx.Commit())
+}
+
+func (s *Store) lockWrite(ctx context.Context) error {
+	select {
+	case s.writeSem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Store) unlockWrite() { <-s.writeSem }
+
+// signal tells a relay in this process that events were committed.
+func (s *Store) signal() {
+	select {
+	case s.written <- struct{}{}:
+	default:
+	}
+}
+
+// OutboxWritten is signalled after each commit that wrote events.
+func (s *Store) OutboxWritten() <-chan struct{} { return s.written }
+
+// translate turns driver errors into the domain's sentinels, keeping the
+// driver's error in the chain for the log.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.ErrNotFound
+	}
+	var se *msqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			// The only references are to accounts: the row names an account
+			// that does not exist.
+			return fmt.Errorf("account %w: %w", domain.ErrNotFound, err)
+		}
+	}
+	return err
+}
+
+// Times are stored as unix milliseconds, UTC.
+func toMs(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func toNullMs(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+func fromNullMs(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMs(v.Int64)
+	return &t
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// updateSet returns "b = ?, c = ?" for every column but the first (the key).
+func updateSet(cols []string) string {
+	parts := make([]string, 0, len(cols)-1)
+	for _, c := range cols[1:] {
+		parts = append(parts, c+" = ?")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// keyLast moves a row's key (its first value) to the end, to match
+// "UPDATE … SET <updateSet> WHERE key = ?".
+func keyLast(args []any) []any {
+	return append(append([]any{}, args[1:]...), args[0])
+}

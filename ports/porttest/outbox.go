@@ -1,0 +1,360 @@
+package porttest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"hyscribe/domain"
+)
+
+var rateCounterTests = []subtest{
+	{"CountsPerKeyAndWindow", func(t *testing.T, s Stores) {
+		w := domain.RateWindow(t0)
+		hit := func(key string, window time.Time, want int) {
+			t.Helper()
+			if got := must(s.Hit(ctxOf(t), key, window)); got != want {
+				t.Fatalf("Hit(%s, %v) = %d, want %d", key, window, got, want)
+			}
+		}
+		hit("key-a", w, 1)
+		hit("key-a", w, 2)
+		hit("key-b", w, 1)
+		hit("key-a", w, 3)
+		hit("key-a", w.Add(time.Minute), 1)
+		hit("key-b", w.Add(time.Minute), 1)
+		hit("key-a", w.Add(time.Minute), 2)
+	}},
+	{"ConcurrentHitsAreDistinct", func(t *testing.T, s Stores) {
+		const n = 32
+		w := domain.RateWindow(t0)
+		counts := make([]int, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				counts[i], errs[i] = s.Hit(ctxOf(t), "key", w)
+			})
+		}
+		close(start)
+		wg.Wait()
+		for _, err := range errs {
+			noErr(t, err)
+		}
+		slices.Sort(counts)
+		for i, c := range counts {
+			if c != i+1 {
+				t.Fatalf("concurrent hits counted %v, want 1..%d each once", counts, n)
+			}
+		}
+	}},
+}
+
+// seedDocs creates one uploading job per id, each with its one creation
+// event, in that order.
+func seedDocs(t *testing.T, s Stores, docIDs ...string) []domain.Event {
+	t.Helper()
+	acct := newAccount(t, s, "acc", 0)
+	var all []domain.Event
+	for _, id := range docIDs {
+		j, evs := uploadingJob(id, acct.ID, t0)
+		createJob(t, s, j, evs)
+		all = append(all, evs...)
+	}
+	return all
+}
+
+// upload moves an uploading job to processing, which writes two events.
+func upload(t *testing.T, s Stores, id string) []domain.Event {
+	t.Helper()
+	var out []domain.Event
+	noErr(t, s.UpdateJob(ctxOf(t), domain.DocID(id), func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		evs, err := j.ReceiveUpload(t0.Add(time.Second), "blobs/"+id, 10)
+		out = evs
+		return evs, err
+	}))
+	return out
+}
+
+const lease = 30 * time.Second
+
+var outboxTests = []subtest{
+	{"ClaimInSeqOrderWithLimit", func(t *testing.T, s Stores) {
+		evs := seedDocs(t, s, "doc-1", "doc-2", "doc-3", "doc-4")
+		first := must(s.ClaimOutbox(ctxOf(t), t0, lease, 2))
+		rest := must(s.ClaimOutbox(ctxOf(t), t0, lease, 10))
+		wantEvents(t, recordEvents(first), evs[:2])
+		wantEvents(t, recordEvents(rest), evs[2:])
+		all := append(seqs(first), seqs(rest)...)
+		for i := 1; i < len(all); i++ {
+			if all[i] <= all[i-1] {
+				t.Fatalf("seqs %v not increasing in commit order", all)
+			}
+		}
+		if more := must(s.ClaimOutbox(ctxOf(t), t0, lease, 10)); len(more) != 0 {
+			t.Fatalf("leased records claimed again: %v", seqs(more))
+		}
+	}},
+	{"LeaseExpiresAndRecordsReturn", func(t *testing.T, s Stores) {
+		evs := seedDocs(t, s, "doc-1", "doc-2", "doc-3")
+		claimed := must(s.ClaimOutbox(ctxOf(t), t0, lease, 10))
+		wantEvents(t, recordEvents(claimed), evs)
+		if got := must(s.ClaimOutbox(ctxOf(t), t0.Add(lease-time.Millisecond), lease, 10)); len(got) != 0 {
+			t.Fatalf("records %v returned while still leased", seqs(got))
+		}
+		again := must(s.ClaimOutbox(ctxOf(t), t0.Add(lease), lease, 10))
+		if !slices.Equal(seqs(again), seqs(claimed)) {
+			t.Fatalf("after the lease ended got %v, want %v again", seqs(again), seqs(claimed))
+		}
+		wantEvents(t, recordEvents(again), evs)
+	}},
+	{"MarkSent", func(t *testing.T, s Stores) {
+		evs := seedDocs(t, s, "doc-1", "doc-2", "doc-3", "doc-4")
+		claimed := must(s.ClaimOutbox(ctxOf(t), t0, lease, 10))
+		sent := seqs(claimed[:2])
+		noErr(t, s.MarkSent(ctxOf(t), append(sent, 1<<40, -1)))
+		noErr(t, s.MarkSent(ctxOf(t), nil))
+		noErr(t, s.MarkSent(ctxOf(t), sent)) // already removed: ignored
+		again := must(s.ClaimOutbox(ctxOf(t), t0.Add(lease), lease, 10))
+		wantEvents(t, recordEvents(again), evs[2:])
+		noErr(t, s.MarkSent(ctxOf(t), seqs(again)))
+		if left := peekOutbox(t, s); len(left) != 0 {
+			t.Fatalf("outbox not empty after marking everything sent: %v", seqs(left))
+		}
+	}},
+	{"PerDocOrderAcrossClaimers", func(t *testing.T, s Stores) {
+		// Seq order: a1, b1, a2, a3.
+		evs := seedDocs(t, s, "doc-a", "doc-b")
+		evs = append(evs, upload(t, s, "doc-a")...)
+		a1, b1, a2, a3 := evs[0], evs[1], evs[2], evs[3]
+
+		one := must(s.ClaimOutbox(ctxOf(t), t0, lease, 1)) // claimer 1
+		wantEvents(t, recordEvents(one), []domain.Event{a1})
+		two := must(s.ClaimOutbox(ctxOf(t), t0.Add(time.Second), lease, 10)) // claimer 2
+		wantEvents(t, recordEvents(two), []domain.Event{b1})
+		if got := must(s.ClaimOutbox(ctxOf(t), t0.Add(2*time.Second), lease, 10)); len(got) != 0 {
+			t.Fatalf("claimed %v while doc-a's first event is leased to claimer 1", eventIDs(recordEvents(got)))
+		}
+		noErr(t, s.MarkSent(ctxOf(t), seqs(one))) // claimer 1 published a1
+		three := must(s.ClaimOutbox(ctxOf(t), t0.Add(3*time.Second), lease, 10))
+		wantEvents(t, recordEvents(three), []domain.Event{a2, a3})
+
+		// Every lease lapses: the unsent records come back in seq order.
+		later := must(s.ClaimOutbox(ctxOf(t), t0.Add(time.Hour), lease, 10))
+		wantEvents(t, recordEvents(later), []domain.Event{b1, a2, a3})
+	}},
+	{"ExpiredEarlierRecordUnblocksLaterOnes", func(t *testing.T, s Stores) {
+		evs := seedDocs(t, s, "doc-a")
+		evs = append(evs, upload(t, s, "doc-a")...)
+		first := must(s.ClaimOutbox(ctxOf(t), t0, lease, 1))
+		wantEvents(t, recordEvents(first), evs[:1])
+		// Claimer 1 died; its lease lapsed. The next claimer gets the whole
+		// doc in order, the earlier record included.
+		all := must(s.ClaimOutbox(ctxOf(t), t0.Add(lease), lease, 10))
+		wantEvents(t, recordEvents(all), evs)
+	}},
+	{"ConcurrentClaimersPublishEachOnceInDocOrder", func(t *testing.T, s Stores) {
+		const docs, claimers = 6, 4
+		var ids []string
+		for i := range docs {
+			ids = append(ids, fmt.Sprintf("doc-%d", i))
+		}
+		seedDocs(t, s, ids...)
+		for _, id := range ids {
+			upload(t, s, id)
+		}
+		all := peekOutbox(t, s)
+		total := len(all)
+		earlier := map[int64][]int64{} // seq → seqs of earlier records of its doc
+		var byDoc = map[domain.DocID][]int64{}
+		for _, r := range all {
+			earlier[r.Seq] = slices.Clone(byDoc[r.Event.DocID])
+			byDoc[r.Event.DocID] = append(byDoc[r.Event.DocID], r.Seq)
+		}
+
+		var mu sync.Mutex
+		published := map[int64]int{}
+		errs := make(chan error, claimers)
+		deadline := time.Now().Add(10 * time.Second)
+		var wg sync.WaitGroup
+		for range claimers {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					recs, err := s.ClaimOutbox(ctxOf(t), t0, time.Hour, 2)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					inBatch := map[int64]bool{}
+					for _, r := range recs {
+						for _, e := range earlier[r.Seq] {
+							if published[e] == 0 && !inBatch[e] {
+								mu.Unlock()
+								errs <- fmt.Errorf("record %d (%s) claimed before earlier record %d of its doc was sent", r.Seq, r.Event.ID, e)
+								return
+							}
+						}
+						inBatch[r.Seq] = true
+						published[r.Seq]++
+					}
+					done := len(published) == total
+					mu.Unlock()
+					if err := s.MarkSent(ctxOf(t), seqs(recs)); err != nil {
+						errs <- err
+						return
+					}
+					if done {
+						return
+					}
+					if len(recs) == 0 {
+						time.Sleep(time.Millisecond)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if len(published) != total {
+			t.Fatalf("published %d of %d records", len(published), total)
+		}
+		for seq, n := range published {
+			if n != 1 {
+				t.Fatalf("record %d published %d times while its lease held", seq, n)
+			}
+		}
+	}},
+	{"RecordsCarryParsedEvents", func(t *testing.T, s Stores) {
+		acct := newAccount(t, s, "acc", 60_000)
+		j, evs := transcribedJob(t, "doc-1", &acct)
+		createJob(t, s, j, evs)
+		recs := must(s.ClaimOutbox(ctxOf(t), t0, lease, 100))
+		wantEvents(t, recordEvents(recs), evs)
+		for _, r := range recs {
+			if r.Event.Topic == "" || !slices.Contains(domain.Topics, r.Event.Topic) {
+				t.Fatalf("record %d has topic %q", r.Seq, r.Event.Topic)
+			}
+		}
+	}},
+}
+
+var deliveryTests = []subtest{
+	{"BeginFinishList", func(t *testing.T, s Stores) {
+		d := delivery("dl-1", "doc-1/transcript.ready", "doc-1", t0)
+		d.Status = "" // Begin saves pending whatever the caller set
+		if !must(s.BeginDelivery(ctxOf(t), d)) {
+			t.Fatal("BeginDelivery of a new event returned false")
+		}
+		d.Status = domain.DeliveryPending
+		got := must(s.Deliveries(ctxOf(t), "doc-1"))
+		if len(got) != 1 {
+			t.Fatalf("Deliveries: %s, want one", dump(got))
+		}
+		wantDelivery(t, got[0], d)
+
+		attempted := t0.Add(1500 * time.Millisecond)
+		d.Status, d.HTTPStatus, d.LatencyMs, d.Error, d.AttemptedAt = domain.DeliveryFailed, 502, 1234, "receiver answered 502: Սխալ", &attempted
+		noErr(t, s.FinishDelivery(ctxOf(t), d))
+		got = must(s.Deliveries(ctxOf(t), "doc-1"))
+		if len(got) != 1 {
+			t.Fatalf("Deliveries: %s, want one", dump(got))
+		}
+		wantDelivery(t, got[0], d)
+
+		unknown := delivery("dl-missing", "x", "doc-1", t0)
+		wantErr(t, s.FinishDelivery(ctxOf(t), unknown), domain.ErrNotFound, "FinishDelivery of a missing delivery")
+	}},
+	{"RepeatEventSavesNothing", func(t *testing.T, s Stores) {
+		d := delivery("dl-1", "doc-1/transcript.ready", "doc-1", t0)
+		if !must(s.BeginDelivery(ctxOf(t), d)) {
+			t.Fatal("first BeginDelivery returned false")
+		}
+		repeat := delivery("dl-2", d.EventID, "doc-1", t0.Add(time.Minute))
+		if must(s.BeginDelivery(ctxOf(t), repeat)) {
+			t.Fatal("BeginDelivery of a repeated event returned true")
+		}
+		got := must(s.Deliveries(ctxOf(t), "doc-1"))
+		if len(got) != 1 || got[0].ID != d.ID {
+			t.Fatalf("Deliveries after a repeat: %s, want only %s", dump(got), d.ID)
+		}
+		clash := delivery("dl-1", "doc-1/analysis.ready", "doc-1", t0)
+		_, err := s.BeginDelivery(ctxOf(t), clash)
+		wantErr(t, err, domain.ErrConflict, "BeginDelivery with a used ID for another event")
+	}},
+	{"ListOldestFirstPerDoc", func(t *testing.T, s Stores) {
+		ds := []domain.Delivery{
+			delivery("dl-c", "e-c", "doc-1", t0.Add(2*time.Minute)),
+			delivery("dl-a", "e-a", "doc-1", t0),
+			delivery("dl-x", "e-x", "doc-2", t0.Add(time.Minute)),
+			delivery("dl-b", "e-b", "doc-1", t0.Add(time.Minute)),
+		}
+		for _, d := range ds {
+			if !must(s.BeginDelivery(ctxOf(t), d)) {
+				t.Fatalf("BeginDelivery(%s) returned false", d.ID)
+			}
+		}
+		got := must(s.Deliveries(ctxOf(t), "doc-1"))
+		want := []domain.Delivery{ds[1], ds[3], ds[0]}
+		if len(got) != len(want) {
+			t.Fatalf("Deliveries(doc-1): %s", dump(got))
+		}
+		for i := range want {
+			wantDelivery(t, got[i], want[i])
+		}
+		if got := must(s.Deliveries(ctxOf(t), "doc-none")); len(got) != 0 {
+			t.Fatalf("Deliveries of a doc without any: %s", dump(got))
+		}
+	}},
+	{"Pending", func(t *testing.T, s Stores) {
+		cutoff := t0.Add(-time.Minute)
+		old1 := delivery("dl-old1", "e-1", "doc-1", t0.Add(-10*time.Minute))
+		old2 := delivery("dl-old2", "e-2", "doc-2", t0.Add(-5*time.Minute))
+		done := delivery("dl-done", "e-3", "doc-1", t0.Add(-20*time.Minute))
+		fresh := delivery("dl-fresh", "e-4", "doc-3", t0)
+		edge := delivery("dl-edge", "e-5", "doc-3", cutoff)
+		for _, d := range []domain.Delivery{old2, done, fresh, old1, edge} {
+			must(s.BeginDelivery(ctxOf(t), d))
+		}
+		at := t0.Add(-19 * time.Minute)
+		done.Status, done.HTTPStatus, done.AttemptedAt = domain.DeliveryDelivered, 204, &at
+		noErr(t, s.FinishDelivery(ctxOf(t), done))
+
+		got := must(s.PendingDeliveries(ctxOf(t), cutoff, 10))
+		want := []domain.Delivery{old1, old2}
+		if len(got) != len(want) {
+			t.Fatalf("PendingDeliveries: %s, want %s and %s", dump(got), old1.ID, old2.ID)
+		}
+		for i := range want {
+			wantDelivery(t, got[i], want[i])
+		}
+		got = must(s.PendingDeliveries(ctxOf(t), cutoff, 1))
+		if len(got) != 1 || got[0].ID != old1.ID {
+			t.Fatalf("PendingDeliveries limit 1: %s, want %s", dump(got), old1.ID)
+		}
+	}},
+	{"NoAliasing", func(t *testing.T, s Stores) {
+		d := delivery("dl-1", "e-1", "doc-1", t0)
+		want := delivery("dl-1", "e-1", "doc-1", t0)
+		must(s.BeginDelivery(ctxOf(t), d))
+		d.Payload[0] = 'X'
+		got := must(s.Deliveries(ctxOf(t), "doc-1"))
+		wantDelivery(t, got[0], want)
+		got[0].Payload[0] = 'X'
+		wantDelivery(t, must(s.Deliveries(ctxOf(t), "doc-1"))[0], want)
+	}},
+}
+
+func delivery(id, eventID string, doc domain.DocID, created time.Time) domain.Delivery {
+	return domain.Delivery{
+		ID: id, EventID: eventID, DocID: doc, AccountID: "acc", EventType: domain.EventTranscriptReady,
+		URL: "https://hooks.example/t", Payload: []byte(`{"event_type":"transcript_ready","title":"Պատվերի զանգ"}`),
+		Status: domain.DeliveryPending, CreatedAt: created,
+	}
+}
