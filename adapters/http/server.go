@@ -1,0 +1,245 @@
+package httpapi
+
+import (
+	_ "embed"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"hyscribe/adapters/metrics"
+	"hyscribe/app"
+	"hyscribe/domain"
+)
+
+// Config tunes the HTTP adapter. Zero values take the defaults noted.
+type Config struct {
+	// PollLimit is getTranscription's requests per minute per API key
+	// (default domain.PollRateLimit, the spec's 60).
+	PollLimit int
+	// CreateLimit is createTranscription's requests per minute per API key
+	// (default domain.DefaultCreateRateLimit).
+	CreateLimit int
+	// ReadTimeout bounds reading one request, headers and body, on every
+	// route but the upload (default 1 minute).
+	ReadTimeout time.Duration
+	// UploadTimeout bounds reading one upload PUT, whose body may be
+	// hundreds of megabytes (default 1 hour, the life of an upload address).
+	UploadTimeout time.Duration
+	// WriteTimeout bounds writing one response (default 1 minute).
+	WriteTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long (default 2 minutes).
+	IdleTimeout time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.PollLimit <= 0 {
+		c.PollLimit = domain.PollRateLimit
+	}
+	if c.CreateLimit <= 0 {
+		c.CreateLimit = domain.DefaultCreateRateLimit
+	}
+	def(&c.ReadTimeout, time.Minute)
+	def(&c.UploadTimeout, domain.UploadWindow)
+	def(&c.WriteTimeout, time.Minute)
+	def(&c.IdleTimeout, 2*time.Minute)
+	return c
+}
+
+// Deps are the use cases and services the adapter calls.
+type Deps struct {
+	Auth      *app.Authenticate
+	RateLimit *app.RateLimit
+	Create    *app.CreateJob
+	Get       *app.GetJob
+	Upload    *app.ReceiveUpload
+	// Ready reports whether the process can serve (store open, consumers
+	// running); nil means always ready.
+	Ready func() bool
+	// Metrics receives the HTTP metrics and is served on /metrics with
+	// whatever other components registered; nil: a private registry.
+	Metrics *metrics.Registry
+	// Logger gets one line per request and the full chain of every 5xx;
+	// nil: no logging.
+	Logger *slog.Logger
+}
+
+// Paths served. The upload path lives on the "upload host", which in the
+// embedded deployment is this same server.
+const (
+	pathCreate  = "/api/createTranscription"
+	pathPoll    = "/api/getTranscription"
+	pathUpload  = "/upload/:docId"
+	pathHealth  = "/healthz"
+	pathMetrics = "/metrics"
+	pathOpenAPI = "/api/openapi.json"
+
+	uploadPrefix = "/upload/"
+)
+
+// Rate-limit scopes: each has its own counter per API key.
+const (
+	scopePoll   = "poll"
+	scopeCreate = "create"
+)
+
+//go:embed openapi.json
+var openAPIDocument []byte
+
+type server struct {
+	cfg       Config
+	deps      Deps
+	table     []route
+	log       *slog.Logger
+	requests  *metrics.CounterVec
+	durations *metrics.HistogramVec
+}
+
+// route is one served operation; Name is its OpenAPI operationId.
+type route struct {
+	method, path, name string
+	handler            fiber.Handler
+}
+
+func (s *server) routes() []route {
+	return []route{
+		{fiber.MethodPost, pathCreate, "createTranscription", s.createTranscription},
+		{fiber.MethodGet, pathPoll, "getTranscription", s.getTranscription},
+		{fiber.MethodPut, pathUpload, "uploadAudio", s.uploadAudio},
+		{fiber.MethodGet, pathHealth, "healthz", s.healthz},
+		{fiber.MethodGet, pathMetrics, "metrics", s.serveMetrics},
+		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
+	}
+}
+
+// New builds the HTTP application. Serve it with app.Listener or app.Listen
+// and stop it with app.ShutdownWithContext. It panics if a use case is
+// missing, like the app constructors do.
+func New(cfg Config, deps Deps) *fiber.App {
+	for name, missing := range map[string]bool{
+		"Auth": deps.Auth == nil, "RateLimit": deps.RateLimit == nil, "Create": deps.Create == nil,
+		"Get": deps.Get == nil, "Upload": deps.Upload == nil,
+	} {
+		if missing {
+			panic("httpapi.New: Deps." + name + " is required")
+		}
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.NewRegistry()
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger}
+	s.table = s.routes()
+	s.requests = deps.Metrics.Counter("http_requests_total",
+		"HTTP requests served, by route pattern, method and status code.", "route", "method", "code")
+	s.durations = deps.Metrics.Histogram("http_request_duration_seconds",
+		"Time to serve an HTTP request, by route pattern (upload times include receiving the body).", nil, "route")
+
+	a := fiber.New(fiber.Config{
+		DisableStartupMessage: true,
+		// Upload bodies are streamed to the blob store instead of being
+		// buffered whole in memory (fasthttp's default). With streaming,
+		// fasthttp never refuses a body as too large itself: every limit
+		// is ours and answered in JSON. BodyLimit is therefore left at its
+		// default; it only decides how much fasthttp prefetches (8 KiB).
+		StreamRequestBody: true,
+		// fasthttp would otherwise parse a multipart body before the
+		// handler runs, swallowing an upload sent with that content type.
+		DisablePreParseMultipartForm: true,
+		// Strings from the request (docId, headers) outlive fasthttp's
+		// buffers when the app layer keeps them; copy them.
+		Immutable: true,
+		// Serve exactly the documented paths: no case folding, no
+		// optional trailing slash.
+		CaseSensitive: true,
+		StrictRouting: true,
+		// An empty 200 (upload) has no body, so no content type either.
+		DisableDefaultContentType: true,
+		ReadTimeout:               s.cfg.ReadTimeout,
+		WriteTimeout:              s.cfg.WriteTimeout,
+		IdleTimeout:               s.cfg.IdleTimeout,
+		// Reached only for requests fasthttp cannot parse (bad request
+		// line, oversized headers, read timeouts); handler errors are
+		// answered in observe.
+		ErrorHandler: func(c *fiber.Ctx, err error) error {
+			s.writeError(c, err)
+			return nil
+		},
+	})
+	a.Use(s.observe)
+	for _, r := range s.table {
+		a.Add(r.method, r.path, s.label(r.path), r.handler).Name(r.name)
+		// Registered after the operation, so it only catches other methods,
+		// HEAD included (app.Add, unlike app.Get, does not add HEAD).
+		a.All(r.path, s.label(r.path), s.methodNotAllowed(r.path, r.method))
+	}
+	a.Use(s.noRoute)
+
+	srv := a.Server()
+	srv.HeaderReceived = s.headerReceived
+	srv.Handler = s.guardConn(srv.Handler)
+	return a
+}
+
+// headerReceived gives upload PUTs their long read deadline; every other
+// request keeps ReadTimeout, so a slow client cannot hold a connection open
+// by trickling a small body.
+func (s *server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if string(h.Method()) == fiber.MethodPut && strings.HasPrefix(string(h.RequestURI()), uploadPrefix) {
+		return fasthttp.RequestConfig{ReadTimeout: s.cfg.UploadTimeout}
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// allowFor is the Allow header of a path served here, "" for an unknown path.
+func (s *server) allowFor(path string) string {
+	for _, r := range s.table {
+		if r.path == path {
+			return r.method
+		}
+	}
+	if id, ok := strings.CutPrefix(path, uploadPrefix); ok && id != "" && !strings.Contains(id, "/") {
+		return fiber.MethodPut
+	}
+	return ""
+}
+
+// routeLabel is the metrics label of a path: its route pattern, or
+// "unmatched", so that scanners cannot explode the label set.
+func (s *server) routeLabel(path string) string {
+	if s.allowFor(path) == "" {
+		return "unmatched"
+	}
+	if strings.HasPrefix(path, uploadPrefix) {
+		return pathUpload
+	}
+	return path
+}
+
+// methodLabel keeps the metrics' method label to the standard methods.
+func methodLabel(m string) string {
+	if knownMethod(m) {
+		return m
+	}
+	return "OTHER"
+}
+
+// knownMethod reports whether fiber routes m. fiber answers any other
+// method itself with a plain-text 400, before any middleware could run.
+func knownMethod(m string) bool {
+	switch m {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete,
+		fiber.MethodConnect, fiber.MethodOptions, fiber.MethodTrace, fiber.MethodPatch:
+		return true
+	}
+	return false
+}
