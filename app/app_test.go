@@ -337,6 +337,9 @@ func TestReceiveUpload(t *testing.T) {
 	if err := up("ok", "MP3 2 1", 7); !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("second upload: %v", err)
 	}
+	if n := w.blobs.Len(); n != 1 {
+		t.Fatalf("%d blobs kept, want only the accepted upload", n)
+	}
 	late := w.newJob(p, `{"type":"single_voice"}`)
 	w.clock.Add(time.Hour)
 	err := w.upload.Handle(w.ctx, app.UploadRequest{DocID: late.DocID, Expires: w.clock.Now().Add(time.Minute), Signature: "ok", Body: strings.NewReader("MP3 1 1"), ContentLength: 7})
@@ -366,7 +369,7 @@ func TestSweeper(t *testing.T) {
 	if _, err := w.sweeper.SweepOnce(w.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if j := w.job(waiting.DocID); j.Status != domain.StatusFailed || j.Error != app.UploadExpiredReason {
+	if j := w.job(waiting.DocID); j.Status != domain.StatusFailed || j.Error != "upload window expired: no audio was uploaded within 1 hour of job creation" {
 		t.Fatalf("waiting: %s %q", j.Status, j.Error)
 	}
 	w.drain() // the re-driven upload event runs the pipeline

@@ -70,6 +70,15 @@ func (b *blobs) Put(_ context.Context, key string, r io.Reader, max int64) (int6
 	return int64(len(data)), nil
 }
 
+func (b *blobs) Delete(_ context.Context, key string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, key)
+	return nil
+}
+
+func (b *blobs) Len() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.m) }
+
 func (b *blobs) Open(_ context.Context, key string) (io.ReadCloser, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -172,6 +172,7 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 		return fmt.Errorf("receive upload: %w", err)
 	}
 	if n == 0 {
+		uc.discard(key)
 		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
 	}
 	err = uc.jobs.UpdateJob(ctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
@@ -180,10 +181,21 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 		}
 		return j.ReceiveUpload(uc.clock.Now(), key, n)
 	})
+	if err != nil {
+		uc.discard(key) // the upload that lost a race, or a failed commit, keeps no audio
+	}
 	if errors.Is(err, domain.ErrInvalidTransition) {
 		return alreadyUploaded()
 	}
 	return err
+}
+
+// discard removes audio no job refers to. It runs detached from the request,
+// whose context may already be over; a failure only leaves an orphan file.
+func (uc *ReceiveUpload) discard(key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = uc.blobs.Delete(ctx, key)
 }
 
 func uploadable(j domain.Job, now time.Time) error {

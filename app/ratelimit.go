@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hyscribe/domain"
@@ -28,7 +29,8 @@ func (e *RateLimitError) Is(target error) bool { return target == domain.ErrRate
 type RateLimit struct {
 	counter ports.RateCounter
 	clock   ports.Clock
-	over    sync.Map // scope+key → time.Time window in which it went over
+	over    sync.Map     // scope+key → time.Time window in which it went over
+	pruned  atomic.Int64 // unix minute of the last prune of over
 }
 
 // NewRateLimit builds the limiter.
@@ -48,6 +50,7 @@ func (rl *RateLimit) Allow(ctx context.Context, scope, keyID string, limit int) 
 		_, retry := domain.Decide(now, limit, limit)
 		return &RateLimitError{Limit: limit, RetryAfter: retry}
 	}
+	rl.prune(window)
 	n, err := rl.counter.Hit(ctx, name, window)
 	if err != nil {
 		return fmt.Errorf("rate limit: %w", err)
@@ -58,4 +61,20 @@ func (rl *RateLimit) Allow(ctx context.Context, scope, keyID string, limit int) 
 		return &RateLimitError{Limit: limit, RetryAfter: retry}
 	}
 	return nil
+}
+
+// prune forgets keys that went over in past windows, once per window, so the
+// memory holds only this minute's offenders.
+func (rl *RateLimit) prune(window time.Time) {
+	minute := window.Unix() / 60
+	last := rl.pruned.Load()
+	if last == minute || !rl.pruned.CompareAndSwap(last, minute) {
+		return
+	}
+	rl.over.Range(func(k, v any) bool {
+		if !v.(time.Time).Equal(window) {
+			rl.over.Delete(k)
+		}
+		return true
+	})
 }

@@ -10,8 +10,16 @@ import (
 	"hyscribe/ports"
 )
 
-// UploadExpiredReason is the error of a job whose audio never arrived.
-const UploadExpiredReason = "upload window expired: no audio was uploaded within 1 hour of job creation"
+// UploadExpiredReason is the error of a job whose audio never arrived
+// within its upload window (spec: 1 hour).
+func UploadExpiredReason(j domain.Job) string {
+	window := j.UploadExpiresAt.Sub(j.CreatedAt)
+	human := domain.FormatSeconds(window.Seconds())
+	if window == time.Hour {
+		human = "1 hour"
+	}
+	return "upload window expired: no audio was uploaded within " + human + " of job creation"
+}
 
 // Sweeper ends jobs whose upload window closed and re-drives jobs stuck in a
 // non-terminal state (their message lost, their worker gone), failing them
@@ -68,7 +76,7 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 				if j.UploadOpen(now) {
 					return nil, domain.ErrInvalidTransition
 				}
-				return j.Fail(now, UploadExpiredReason, a)
+				return j.Fail(now, UploadExpiredReason(*j), a)
 			case j.Status.Terminal() || now.Sub(j.UpdatedAt) < s.StuckAfter:
 				return nil, domain.ErrInvalidTransition // moved on since it was listed
 			case j.Redrives >= s.MaxRedrives:

@@ -122,6 +122,8 @@ type BlobStore interface {
 	Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error)
 	// Open reads key; domain.ErrNotFound if absent.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Delete removes key; deleting an absent key succeeds.
+	Delete(ctx context.Context, key string) error
 }
 
 // UploadSigner issues and checks pre-signed upload addresses.

@@ -135,6 +135,17 @@ func (d *Disk) Open(_ context.Context, key string) (io.ReadCloser, error) {
 	return f, nil
 }
 
+// Delete removes key; a key already absent is not an error.
+func (d *Disk) Delete(_ context.Context, key string) error {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("blob.Delete: %w", err)
+	}
+	if err := d.root.Remove(filepath.FromSlash(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob.Delete %s: %w", key, err)
+	}
+	return nil
+}
+
 func (d *Disk) syncDir(dir string) error {
 	f, err := d.root.Open(dir)
 	if err != nil {

@@ -243,3 +243,23 @@ func FuzzCheckKey(f *testing.F) {
 		}
 	})
 }
+
+func TestDiskDelete(t *testing.T) {
+	d := newDisk(t)
+	ctx := context.Background()
+	if _, err := d.Put(ctx, "audio/doc/a.mp3", strings.NewReader("x"), 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, "audio/doc/a.mp3"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Open(ctx, "audio/doc/a.mp3"); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("deleted blob still opens: %v", err)
+	}
+	if err := d.Delete(ctx, "audio/doc/a.mp3"); err != nil {
+		t.Fatalf("deleting an absent blob: %v", err)
+	}
+	if err := d.Delete(ctx, "../escape"); err == nil {
+		t.Fatal("a key outside the store was accepted")
+	}
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything the environment can set (DESIGN §4). Names are part of
+// the operating contract: tests and deployments rely on them.
+type Config struct {
+	HTTPAddr            string        // HYSCRIBE_HTTP_ADDR
+	PublicURL           string        // HYSCRIBE_PUBLIC_URL; "" means http://<bound address>
+	DataDir             string        // HYSCRIBE_DATA_DIR
+	DatabaseURL         string        // DATABASE_URL
+	KafkaBrokers        []string      // KAFKA_BROKERS
+	KafkaEmbeddedAddr   string        // HYSCRIBE_KAFKA_EMBEDDED_ADDR
+	KafkaPartitions     int           // HYSCRIBE_KAFKA_PARTITIONS
+	ClickHouseDSN       string        // CLICKHOUSE_DSN
+	ASRURL              string        // HYSCRIBE_ASR_URL
+	ASRAPIKey           string        // HYSCRIBE_ASR_API_KEY
+	ASRModel            string        // HYSCRIBE_ASR_MODEL
+	LLMURL              string        // HYSCRIBE_LLM_URL
+	LLMAPIKey           string        // HYSCRIBE_LLM_API_KEY
+	LLMModel            string        // HYSCRIBE_LLM_MODEL
+	WebhookAllowPrivate bool          // HYSCRIBE_WEBHOOK_ALLOW_PRIVATE
+	WebhookTimeout      time.Duration // HYSCRIBE_WEBHOOK_TIMEOUT
+	UploadTTL           time.Duration // HYSCRIBE_UPLOAD_TTL
+	UploadSecret        string        // HYSCRIBE_UPLOAD_SECRET; "" means a key file in the data dir
+	MaxUploadBytes      int64         // HYSCRIBE_MAX_UPLOAD_BYTES
+	MaxDuration         time.Duration // HYSCRIBE_MAX_DURATION
+	CreateRateLimit     int           // HYSCRIBE_CREATE_RATE_LIMIT
+	StageAttempts       int           // HYSCRIBE_STAGE_ATTEMPTS
+	StageBackoff        time.Duration // HYSCRIBE_STAGE_BACKOFF
+	SweepInterval       time.Duration // HYSCRIBE_SWEEP_INTERVAL
+	StuckAfter          time.Duration // HYSCRIBE_STUCK_AFTER
+	ShutdownGrace       time.Duration // HYSCRIBE_SHUTDOWN_GRACE
+	LogLevel            string        // HYSCRIBE_LOG_LEVEL
+}
+
+// LoadConfig reads the environment through getenv, applying defaults, and
+// names the variable of any value it cannot parse.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	p := parser{getenv: getenv}
+	c := Config{
+		HTTPAddr:            p.str("HYSCRIBE_HTTP_ADDR", "127.0.0.1:8080"),
+		PublicURL:           strings.TrimRight(p.str("HYSCRIBE_PUBLIC_URL", ""), "/"),
+		DataDir:             p.str("HYSCRIBE_DATA_DIR", "./data"),
+		DatabaseURL:         p.str("DATABASE_URL", ""),
+		KafkaBrokers:        p.list("KAFKA_BROKERS"),
+		KafkaEmbeddedAddr:   p.str("HYSCRIBE_KAFKA_EMBEDDED_ADDR", "127.0.0.1:9092"),
+		KafkaPartitions:     p.int("HYSCRIBE_KAFKA_PARTITIONS", 12),
+		ClickHouseDSN:       p.str("CLICKHOUSE_DSN", ""),
+		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
+		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
+		ASRModel:            p.str("HYSCRIBE_ASR_MODEL", "whisper-1"),
+		LLMURL:              strings.TrimRight(p.str("HYSCRIBE_LLM_URL", ""), "/"),
+		LLMAPIKey:           p.str("HYSCRIBE_LLM_API_KEY", ""),
+		LLMModel:            p.str("HYSCRIBE_LLM_MODEL", "gpt-4o-mini"),
+		WebhookAllowPrivate: p.bool("HYSCRIBE_WEBHOOK_ALLOW_PRIVATE", false),
+		WebhookTimeout:      p.dur("HYSCRIBE_WEBHOOK_TIMEOUT", 5*time.Second),
+		UploadTTL:           p.dur("HYSCRIBE_UPLOAD_TTL", time.Hour),
+		UploadSecret:        p.str("HYSCRIBE_UPLOAD_SECRET", ""),
+		MaxUploadBytes:      int64(p.int("HYSCRIBE_MAX_UPLOAD_BYTES", 512<<20)),
+		MaxDuration:         p.dur("HYSCRIBE_MAX_DURATION", 4*time.Hour),
+		CreateRateLimit:     p.int("HYSCRIBE_CREATE_RATE_LIMIT", 600),
+		StageAttempts:       p.int("HYSCRIBE_STAGE_ATTEMPTS", 5),
+		StageBackoff:        p.dur("HYSCRIBE_STAGE_BACKOFF", time.Second),
+		SweepInterval:       p.dur("HYSCRIBE_SWEEP_INTERVAL", 30*time.Second),
+		StuckAfter:          p.dur("HYSCRIBE_STUCK_AFTER", 15*time.Minute),
+		ShutdownGrace:       p.dur("HYSCRIBE_SHUTDOWN_GRACE", 10*time.Second),
+		LogLevel:            p.str("HYSCRIBE_LOG_LEVEL", "info"),
+	}
+	if p.err != nil {
+		return Config{}, p.err
+	}
+	for _, u := range []struct{ name, v string }{{"HYSCRIBE_PUBLIC_URL", c.PublicURL}, {"HYSCRIBE_ASR_URL", c.ASRURL}, {"HYSCRIBE_LLM_URL", c.LLMURL}} {
+		if u.v == "" {
+			continue
+		}
+		if pu, err := url.Parse(u.v); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return Config{}, fmt.Errorf("%s must be an absolute http(s) URL, not %q", u.name, u.v)
+		}
+	}
+	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 {
+		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
+	}
+	return c, nil
+}
+
+type parser struct {
+	getenv func(string) string
+	err    error
+}
+
+func (p *parser) str(name, def string) string {
+	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (p *parser) list(name string) []string {
+	var out []string
+	for _, s := range strings.Split(p.getenv(name), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (p *parser) int(name string, def int) int {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s must be an integer, not %q", name, v)
+	}
+	return n
+}
+
+func (p *parser) bool(name string, def bool) bool {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s must be true or false, not %q", name, v)
+	}
+	return b
+}
+
+func (p *parser) dur(name string, def time.Duration) time.Duration {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s must be a duration such as 30s or 1h, not %q", name, v)
+	}
+	return d
+}

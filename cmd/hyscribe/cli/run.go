@@ -1,0 +1,222 @@
+// Package cli is the hyscribe command: `serve`, `api`, `worker` and the
+// operator's provisioning commands. Run is main's whole body, so tests run the
+// real command in-process.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+const usage = `hyscribe — Armenian transcription service
+
+usage:
+  hyscribe serve                       everything in one process (embedded defaults)
+  hyscribe api                         the HTTP API and the outbox relay only
+  hyscribe worker --stages a,b,...     pipeline stages only (process,transcribe,enrich,notify)
+  hyscribe account create --name N --plan business|free --seconds S
+  hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
+                          [--webhook-url U] [--webhook-secret S]
+                          [--analysis-webhook-url U] [--notify-failures true|false]
+  hyscribe account key --account ID    issue another API key
+  hyscribe checklist create --account ID --file F.json
+
+Configuration comes from the environment; see the README.
+`
+
+// Run executes one hyscribe command.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, cfg, RoleAPI|RoleWorker, AllStages, stderr)
+	case "api":
+		return serve(ctx, cfg, RoleAPI, nil, stderr)
+	case "worker":
+		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		stages := fs.String("stages", strings.Join(AllStages, ","), "comma-separated stages to run")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		list, err := parseStages(*stages)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, RoleWorker, list, stderr)
+	case "account":
+		return accountCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "checklist":
+		return checklistCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr io.Writer) error {
+	svc, err := Start(ctx, cfg, roles, stages, stderr)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return svc.Stop()
+}
+
+func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("account: expected create, update or key")
+	}
+	fs := flag.NewFlagSet("account "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	id := fs.String("account", "", "account ID")
+	name := fs.String("name", "", "account name")
+	plan := fs.String("plan", "", "business or free")
+	seconds := fs.String("seconds", "", "audio seconds remaining")
+	webhookURL := fs.String("webhook-url", "", "receiver URL for events (empty to clear)")
+	webhookSecret := fs.String("webhook-secret", "", "value echoed in every event's secret field")
+	analysisURL := fs.String("analysis-webhook-url", "", "receiver URL for analysis_ready (empty: webhook-url)")
+	fs.String("notify-failures", "", "send transcript_failed events: true or false")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	prov := app.NewProvision(store, store, ports.SystemClock{})
+	switch args[0] {
+	case "create":
+		secs, err := strconv.ParseFloat(*seconds, 64)
+		if *seconds == "" {
+			secs, err = 0, nil
+		}
+		if err != nil {
+			return fmt.Errorf("--seconds must be a number, not %q", *seconds)
+		}
+		a, key, err := prov.CreateAccount(ctx, *name, domain.Plan(*plan), secs)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]string{"accountId": string(a.ID), "apiKey": key})
+	case "update":
+		if *id == "" {
+			return errors.New("account update: --account is required")
+		}
+		var c app.AccountChanges
+		var parseErr error
+		fs.Visit(func(f *flag.Flag) {
+			v := f.Value.String()
+			switch f.Name {
+			case "name":
+				c.Name = &v
+			case "plan":
+				p := domain.Plan(v)
+				c.Plan = &p
+			case "seconds":
+				s, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					parseErr = fmt.Errorf("--seconds must be a number, not %q", v)
+				}
+				c.Seconds = &s
+			case "webhook-url":
+				c.WebhookURL = webhookURL
+			case "webhook-secret":
+				c.WebhookSecret = webhookSecret
+			case "analysis-webhook-url":
+				c.AnalysisWebhookURL = analysisURL
+			case "notify-failures":
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					parseErr = fmt.Errorf("--notify-failures must be true or false, not %q", v)
+				}
+				c.NotifyFailures = &b
+			}
+		})
+		if parseErr != nil {
+			return parseErr
+		}
+		a, err := prov.UpdateAccount(ctx, domain.AccountID(*id), c)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, accountJSON(a))
+	case "key":
+		if *id == "" {
+			return errors.New("account key: --account is required")
+		}
+		if _, err := store.GetAccount(ctx, domain.AccountID(*id)); err != nil {
+			return fmt.Errorf("account %q: %w", *id, err)
+		}
+		raw, _, err := prov.CreateAPIKey(ctx, domain.AccountID(*id))
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]string{"accountId": *id, "apiKey": raw})
+	}
+	return fmt.Errorf("account: unknown subcommand %q", args[0])
+}
+
+func accountJSON(a domain.Account) map[string]any {
+	return map[string]any{
+		"accountId": a.ID, "name": a.Name, "plan": a.Plan, "secondsRemaining": a.SecondsRemaining(),
+		"webhookURL": a.WebhookURL, "webhookSecretSet": a.WebhookSecret != "",
+		"analysisWebhookURL": a.AnalysisWebhookURL, "notifyFailures": a.NotifyFailures,
+	}
+}
+
+func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return errors.New("checklist: expected create")
+	}
+	fs := flag.NewFlagSet("checklist create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	id := fs.String("account", "", "account ID")
+	file := fs.String("file", "", "checklist JSON file")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *id == "" || *file == "" {
+		return errors.New("checklist create: --account and --file are required")
+	}
+	def, err := os.ReadFile(*file)
+	if err != nil {
+		return fmt.Errorf("checklist create: %w", err)
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	c, err := app.NewProvision(store, store, ports.SystemClock{}).CreateChecklist(ctx, domain.AccountID(*id), def)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, map[string]string{"checklistId": c.ID})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(v)
+}

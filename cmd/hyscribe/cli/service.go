@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hyscribe/adapters/asr"
+	"hyscribe/adapters/blob"
+	"hyscribe/adapters/extractive"
+	httpapi "hyscribe/adapters/http"
+	"hyscribe/adapters/kafka"
+	"hyscribe/adapters/llm"
+	"hyscribe/adapters/metrics"
+	"hyscribe/adapters/mp3"
+	"hyscribe/adapters/sqlite"
+	"hyscribe/adapters/webhook"
+	"hyscribe/app"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Role says which parts of hyscribe a process runs.
+type Role int
+
+// Roles; serve is both.
+const (
+	RoleAPI Role = 1 << iota
+	RoleWorker
+)
+
+// The pipeline stages a worker can run (DESIGN §3).
+const (
+	StageProcess    = "process"
+	StageTranscribe = "transcribe"
+	StageEnrich     = "enrich"
+	StageNotify     = "notify"
+)
+
+// AllStages is every stage, in pipeline order.
+var AllStages = []string{StageProcess, StageTranscribe, StageEnrich, StageNotify}
+
+func parseStages(s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		known := false
+		for _, st := range AllStages {
+			known = known || st == name
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(AllStages, ","))
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--stages names no stage")
+	}
+	return out, nil
+}
+
+// storeCloser is every store port plus Close.
+type storeCloser interface {
+	ports.JobStore
+	ports.AccountStore
+	ports.ChecklistStore
+	ports.RateCounter
+	ports.Outbox
+	ports.DeliveryStore
+	Close() error
+}
+
+func openStore(ctx context.Context, cfg Config) (storeCloser, error) {
+	if cfg.DatabaseURL != "" {
+		return nil, errors.New("DATABASE_URL: the Postgres store is not part of this build yet; unset it to use the embedded SQLite store")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	s, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hyscribe.db"))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Service is a running hyscribe process: what Start started, stopped in
+// order by Stop.
+type Service struct {
+	cfg       Config
+	log       *slog.Logger
+	httpAddr  string
+	publicURL string
+	brokers   []string
+
+	store    storeCloser
+	embedded *kafka.Embedded
+	pub      *kafka.Publisher
+	web      *fiber.App
+	notify   *app.NotifyReceiver
+
+	cancelStages context.CancelFunc // stage consumers
+	cancelWork   context.CancelFunc // relay, sweeper
+	relay        *app.Relay
+	consumers    sync.WaitGroup
+	background   sync.WaitGroup
+	ready        chan struct{}
+	stopOnce     sync.Once
+	stopErr      error
+}
+
+// HTTPAddr is the address the API listens on (useful with port 0).
+func (s *Service) HTTPAddr() string { return s.httpAddr }
+
+// PublicURL is the base of upload addresses and event links.
+func (s *Service) PublicURL() string { return s.publicURL }
+
+// Brokers are the Kafka brokers the service talks to.
+func (s *Service) Brokers() []string { return s.brokers }
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		lvl = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+// Start wires and starts the parts of hyscribe named by roles and stages.
+// It returns once the service is ready; Stop shuts it down.
+func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io.Writer) (svc *Service, err error) {
+	log := newLogger(cfg, logw)
+	s := &Service{cfg: cfg, log: log, ready: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	if s.store, err = openStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	clock := ports.SystemClock{}
+	reg := metrics.NewRegistry()
+
+	// Kafka: real brokers, or an embedded cluster outside consumers can read.
+	s.brokers = cfg.KafkaBrokers
+	if len(s.brokers) == 0 {
+		s.embedded, err = kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
+		if err != nil {
+			return nil, fmt.Errorf("embedded kafka on %s: %w", cfg.KafkaEmbeddedAddr, err)
+		}
+		s.brokers = s.embedded.Addrs()
+		log.Info("embedded kafka listening", "addrs", s.brokers)
+	}
+	if err = kafka.EnsureTopics(ctx, s.brokers, domain.Topics, int32(cfg.KafkaPartitions)); err != nil {
+		return nil, fmt.Errorf("kafka topics: %w", err)
+	}
+	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
+		return nil, err
+	}
+
+	// HTTP listener first: the public URL defaults to the bound address.
+	var ln net.Listener
+	if roles&RoleAPI != 0 {
+		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+		}
+		s.httpAddr = ln.Addr().String()
+	}
+	s.publicURL = cfg.PublicURL
+	if s.publicURL == "" {
+		addr := s.httpAddr
+		if addr == "" {
+			addr = cfg.HTTPAddr
+		}
+		s.publicURL = "http://" + addr
+	}
+	secret, err := uploadSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	blobs, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return nil, err
+	}
+	signer := blob.NewSigner(s.publicURL, secret)
+
+	workCtx, cancel := context.WithCancel(context.Background())
+	s.cancelWork = cancel
+	stageCtx, cancelStages := context.WithCancel(context.Background())
+	s.cancelStages = cancelStages
+
+	s.relay = app.NewRelay(s.store, s.pub, clock, log)
+	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
+	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
+	s.goBackground(func() { _ = s.relay.Run(workCtx) })
+
+	if roles&RoleWorker != 0 {
+		if err = s.startStages(stageCtx, stages, blobs, clock, log, reg); err != nil {
+			return nil, err
+		}
+		sweeper := app.NewSweeper(s.store, clock, log)
+		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
+		s.goBackground(func() { _ = sweeper.Run(workCtx) })
+	}
+
+	if roles&RoleAPI != 0 {
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit}, httpapi.Deps{
+			Auth:      app.NewAuthenticate(s.store, clock),
+			RateLimit: app.NewRateLimit(s.store, clock),
+			Create:    app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL),
+			Get:       app.NewGetJob(s.store),
+			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
+			Ready:     s.isReady,
+			Metrics:   reg,
+			Logger:    log,
+		})
+		go func() {
+			if err := s.web.Listener(ln); err != nil {
+				log.Error("http server", "err", err)
+			}
+		}()
+		log.Info("http listening", "addr", s.httpAddr, "publicURL", s.publicURL)
+	}
+	close(s.ready)
+	return s, nil
+}
+
+func (s *Service) isReady() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Service) goBackground(fn func()) {
+	s.background.Add(1)
+	go func() { defer s.background.Done(); fn() }()
+}
+
+func uploadSecret(cfg Config) ([]byte, error) {
+	if cfg.UploadSecret != "" {
+		return []byte(cfg.UploadSecret), nil
+	}
+	return blob.LoadOrCreateSecret(filepath.Join(cfg.DataDir, "upload-signing.key"))
+}
+
+func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.BlobStore, clock ports.Clock, log *slog.Logger, reg *metrics.Registry) error {
+	cfg := s.cfg
+	fail := app.NewFailJob(s.store, clock)
+	handled := reg.Counter("hyscribe_stage_events_total", "Pipeline events handled, by stage, topic and result.", "stage", "topic", "result")
+	latency := reg.Histogram("hyscribe_stage_duration_seconds", "Time to handle one pipeline event.", []float64{.005, .01, .05, .1, .5, 1, 5, 15, 60, 300}, "stage")
+	retried := reg.Counter("hyscribe_stage_retries_total", "Handler attempts that failed and were retried.", "stage", "topic")
+	dead := reg.Counter("hyscribe_stage_dead_letters_total", "Records sent to a dead-letter topic.", "stage", "topic")
+	for _, stage := range stages {
+		var (
+			topics  []string
+			handler func(context.Context, domain.Event) error
+			giveUp  = true
+		)
+		switch stage {
+		case StageProcess:
+			topics, handler = []string{domain.TopicAudioUploaded}, app.NewProcessAudio(s.store, blobs, mp3.Prober{}, clock, cfg.MaxDuration).Handle
+		case StageTranscribe:
+			rec, err := recognizer(cfg, log)
+			if err != nil {
+				return err
+			}
+			tmp := filepath.Join(cfg.DataDir, "tmp")
+			if err := os.MkdirAll(tmp, 0o750); err != nil {
+				return err
+			}
+			topics, handler = []string{domain.TopicAudioProcessed}, app.NewTranscribeAudio(s.store, blobs, mp3.Splitter{}, rec, clock, tmp).Handle
+		case StageEnrich:
+			var sum ports.Summarizer = extractive.New()
+			var fallback ports.Summarizer
+			if cfg.LLMURL != "" {
+				chat, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
+				if err != nil {
+					return fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
+				}
+				sum, fallback = chat, extractive.New()
+			}
+			topics, handler = []string{domain.TopicTranscriptRecognised}, app.NewEnrichTranscript(s.store, sum, fallback, clock, log).Handle
+		case StageNotify:
+			sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
+			s.notify = app.NewNotifyReceiver(s.store, s.store, s.store, sender, clock, s.publicURL, 256, log)
+			if _, err := s.notify.ResumePending(ctx, time.Minute); err != nil {
+				log.Warn("resume pending deliveries", "err", err)
+			}
+			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus}, s.notify.Handle, false
+		}
+		ccfg := kafka.ConsumerConfig{
+			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler,
+			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
+			ShutdownGrace: cfg.ShutdownGrace,
+			Metrics:       stageMetrics(stage, handled, latency, retried, dead),
+		}
+		if giveUp {
+			st := stage
+			ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
+				log.Error("stage gave up on a job", "stage", st, "docId", ev.DocID, "err", err)
+				return fail.Handle(ctx, ev.DocID, app.GiveUpReason(st, err))
+			}
+		}
+		c, err := kafka.NewConsumer(ccfg)
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", stage, err)
+		}
+		s.consumers.Add(1)
+		go func() {
+			defer s.consumers.Done()
+			if err := c.Run(ctx); err != nil {
+				log.Error("stage stopped", "stage", stage, "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+func recognizer(cfg Config, log *slog.Logger) (ports.SpeechRecognizer, error) {
+	if cfg.ASRURL == "" {
+		log.Warn("NO SPEECH ENGINE CONFIGURED: every job will fail with \"no speech engine configured (set HYSCRIBE_ASR_URL)\"; set HYSCRIBE_ASR_URL to an OpenAI-compatible /v1 base")
+		return asr.NotConfigured{}, nil
+	}
+	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Model: cfg.ASRModel})
+	if err != nil {
+		return nil, fmt.Errorf("HYSCRIBE_ASR_URL: %w", err)
+	}
+	return c, nil
+}
+
+// flushOutbox publishes what the stopped stages committed last, so the
+// next start has nothing to catch up on (it would, were this skipped: the
+// outbox keeps every event until it is published).
+func (s *Service) flushOutbox() {
+	if s.relay == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	for ctx.Err() == nil {
+		n, err := s.relay.Once(ctx)
+		if err != nil {
+			s.log.Warn("outbox flush at shutdown", "err", err)
+			return
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// Stop shuts down in order: HTTP, consumers (in-flight handlers finish or are
+// handed back uncommitted), webhook deliveries, relay and sweeper, producer,
+// embedded Kafka, store.
+func (s *Service) Stop() error {
+	s.stopOnce.Do(func() {
+		var errs []error
+		if s.web != nil {
+			errs = append(errs, s.web.ShutdownWithTimeout(s.cfg.ShutdownGrace))
+		}
+		if s.cancelStages != nil {
+			s.cancelStages()
+		}
+		s.consumers.Wait()
+		if s.notify != nil {
+			s.notify.Wait()
+		}
+		s.flushOutbox()
+		if s.cancelWork != nil {
+			s.cancelWork()
+		}
+		s.background.Wait()
+		if s.pub != nil {
+			s.pub.Close()
+		}
+		if s.embedded != nil {
+			s.embedded.Close()
+		}
+		if s.store != nil {
+			errs = append(errs, s.store.Close())
+		}
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}
+
+func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead *metrics.CounterVec) kafka.Metrics {
+	return kafka.Metrics{
+		Handled: func(topic string, d time.Duration, err error) {
+			result := "ok"
+			if err != nil {
+				result = "error"
+			}
+			handled.With(stage, topic, result).Inc()
+			latency.With(stage).Observe(d.Seconds())
+		},
+		Retried:      func(topic string, _ int) { retried.With(stage, topic).Inc() },
+		DeadLettered: func(topic string) { dead.With(stage, topic).Inc() },
+	}
+}
