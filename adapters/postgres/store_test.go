@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -113,5 +114,60 @@ func TestHitDropsOldWindows(t *testing.T) {
 	}
 	if windows != 2 {
 		t.Fatalf("%d windows kept, want 2: the one 10 minutes old dropped", windows)
+	}
+}
+
+// BenchmarkHit is the rate limiter's cost on every API request: one upsert
+// round trip.
+func BenchmarkHit(b *testing.B) {
+	s := openTest(b)
+	w := domain.RateWindow(t0)
+	i := 0
+	for b.Loop() {
+		if _, err := s.Hit(b.Context(), "key-"+strconv.Itoa(i%100), w); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkHitParallel is many requests of one key at once: they queue on
+// the counter's row lock.
+func BenchmarkHitParallel(b *testing.B) {
+	s := openTest(b)
+	w := domain.RateWindow(t0)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Hit(b.Context(), "key", w); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkUpdateJob is one pipeline step: lock job and account, save the
+// job and one outbox event.
+func BenchmarkUpdateJob(b *testing.B) {
+	s := openTest(b)
+	ctx := b.Context()
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, BalanceMs: 1 << 40, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		b.Fatal(err)
+	}
+	j, evs := domain.NewJob("doc-1", acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice}, t0, time.Hour)
+	if _, err := j.ReceiveUpload(t0, "blob", 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.CreateJob(ctx, j, evs); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		err := s.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+			return j.Redrive(t0.Add(time.Minute))
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
