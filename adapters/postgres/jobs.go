@@ -226,14 +226,20 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 
 const outboxInsert = `INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
 
-// queueEvents appends events to the outbox in order, in the batch. The
+// queueEvents appends events to the outbox in order, in the batch, and
+// notifies listening relays. The
 // payload is the envelope a relay publishes; its topic is kept beside it
 // because the envelope does not carry it.
 func queueEvents(b *pgx.Batch, events []domain.Event) {
+	if len(events) == 0 {
+		return
+	}
 	now := toMs(time.Now())
 	for _, e := range events {
 		b.Queue(outboxInsert, e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now)
 	}
+	// Delivered at commit to the listeners of every process (see listen).
+	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)
 }
 
 // checkEvents refuses events a relay could not publish: a record that does

@@ -18,9 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +40,11 @@ type Store struct {
 	pool       *pgxpool.Pool
 	written    chan struct{} // OutboxWritten
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+
+	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
+	stopListen  context.CancelFunc
+	listenDone  chan struct{}
+	logger      *slog.Logger
 }
 
 var _ interface {
@@ -65,14 +72,25 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{pool: pool, written: make(chan struct{}, 1)}, nil
+	return &Store{pool: pool, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler)}, nil
 }
 
-// Close closes every connection of the pool.
+// Close stops the outbox listener, if it runs, and closes every connection
+// of the pool.
 func (s *Store) Close() error {
+	s.startListen.Do(func() {}) // no listener can start after this
+	if s.stopListen != nil {
+		s.stopListen()
+		<-s.listenDone
+	}
 	s.pool.Close()
 	return nil
 }
+
+// SetLogger sets where the store reports trouble it recovers from by
+// itself (the outbox listener losing its connection); by default nowhere.
+// Call it before OutboxWritten.
+func (s *Store) SetLogger(log *slog.Logger) { s.logger = log }
 
 //go:embed migrations/*.sql
 var migrations embed.FS
@@ -174,9 +192,17 @@ func (s *Store) signal() {
 	}
 }
 
-// OutboxWritten is signalled after each commit in this process that wrote
-// events. Relays in other processes find them by polling.
-func (s *Store) OutboxWritten() <-chan struct{} { return s.written }
+// OutboxWritten is signalled after each commit that wrote events: at once
+// for commits of this Store, and through LISTEN/NOTIFY for commits of other
+// processes. The first call starts the listening connection.
+func (s *Store) OutboxWritten() <-chan struct{} {
+	s.startListen.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopListen, s.listenDone = cancel, make(chan struct{})
+		go s.listen(ctx)
+	})
+	return s.written
+}
 
 // Postgres error codes the store translates.
 const (

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,6 +169,46 @@ func BenchmarkUpdateJob(b *testing.B) {
 		})
 		if err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A relay in another process (here: another Store on the same schema)
+// hears of commits through LISTEN/NOTIFY instead of waiting for its poll.
+func TestOutboxWrittenAcrossProcesses(t *testing.T) {
+	url := pgtest.URL(t)
+	writer, relay := openURL(t, url), openURL(t, url)
+	ch := relay.OutboxWritten()
+	select { // the listener signals once it listens
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the outbox listener did not start")
+	}
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := writer.CreateAccount(t.Context(), acct); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		drainSignals(ch)
+		j, evs := domain.NewJob(domain.DocID(fmt.Sprint("doc-", time.Now().UnixNano())), acct.ID,
+			domain.CreateRequest{Type: domain.TypeSingleVoice}, t0, time.Hour)
+		if err := writer.CreateJob(t.Context(), j, evs); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a commit in another process did not signal OutboxWritten")
+		}
+	}
+}
+
+func drainSignals(ch <-chan struct{}) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
 		}
 	}
 }

@@ -159,6 +159,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if s.store, err = openStore(ctx, cfg); err != nil {
 		return nil, err
 	}
+	if pg, ok := s.store.(*postgres.Store); ok {
+		pg.SetLogger(log)
+	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()
 
