@@ -39,9 +39,14 @@ if ! pg_answers; then
     apt_install postgresql
   fi
   v="$(pg_version)"
-  pg_trust_local_tcp "$v" || true
-  echo "deps: starting Postgres $v"
-  $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main start
+  changed=""
+  pg_trust_local_tcp "$v" || changed=1
+  if pg_answers; then # the package's install script may have started it
+    [ -z "$changed" ] || $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main reload
+  else
+    echo "deps: starting Postgres $v"
+    $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main start
+  fi
   for _ in $(seq 1 60); do pg_answers && break; sleep 0.5; done
   pg_answers || { echo "deps: Postgres did not start on 127.0.0.1:5432" >&2; exit 1; }
 fi
