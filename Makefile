@@ -3,6 +3,10 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 DATA ?= ./data
+# The Postgres the tests use (.ci/deps.sh starts it); each test makes its own
+# schema in it. Unset it (make test HYSCRIBE_TEST_DATABASE_URL=) to skip them.
+HYSCRIBE_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+export HYSCRIBE_TEST_DATABASE_URL
 
 .PHONY: run build test test-short bdd bench lint deps fmt clean
 
@@ -16,7 +20,7 @@ run:
 build:
 	$(GO) build -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres)
 deps:
 	bash .ci/deps.sh
 
@@ -33,8 +37,8 @@ test-short:
 bdd: deps
 	$(GO) test -race -count=1 -v ./features/
 
-## bench: Go benchmarks of the hot paths; prints figures
-bench:
+## bench: Go benchmarks of the hot paths (Postgres ones included); prints figures
+bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)

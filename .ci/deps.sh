@@ -3,14 +3,60 @@
 # starts nothing that is already running. Idempotent; quiet when all is there.
 set -euo pipefail
 
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+apt_updated=""
+apt_install() {
+  echo "deps: installing $* from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "$apt_updated" ]; then $SUDO apt-get update -qq >/dev/null; apt_updated=1; fi
+  $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
 need_pkgs=()
 command -v kcat >/dev/null 2>&1 || need_pkgs+=(kcat)
+((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
-if ((${#need_pkgs[@]})); then
-  echo "deps: installing ${need_pkgs[*]} from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+# Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from
+# 127.0.0.1: what HYSCRIBE_TEST_DATABASE_URL (Makefile) names.
+pg_answers() { (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; }
+pg_trusts() { psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -Atqc 'SELECT 1' >/dev/null 2>&1; }
+pg_version() { ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1; }
+
+# The first matching pg_hba.conf line wins, so the trust line goes first;
+# it is added once.
+pg_trust_local_tcp() {
+  local hba="/etc/postgresql/$1/main/pg_hba.conf"
+  [ -f "$hba" ] || return 0
+  if ! grep -qE '^host[[:space:]]+all[[:space:]]+postgres[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' "$hba"; then
+    echo "deps: allowing user postgres from 127.0.0.1 without a password in $hba"
+    $SUDO sed -i '1i host all postgres 127.0.0.1/32 trust  # added by hyscribe .ci/deps.sh for tests' "$hba"
+    return 1 # changed
+  fi
+}
+
+if ! pg_answers; then
+  if [ -z "$(pg_version)" ] || ! command -v pg_ctlcluster >/dev/null 2>&1; then
+    apt_install postgresql
+  fi
+  v="$(pg_version)"
+  changed=""
+  pg_trust_local_tcp "$v" || changed=1
+  if pg_answers; then # the package's install script may have started it
+    [ -z "$changed" ] || $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main reload
+  else
+    echo "deps: starting Postgres $v"
+    $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main start
+  fi
+  for _ in $(seq 1 60); do pg_answers && break; sleep 0.5; done
+  pg_answers || { echo "deps: Postgres did not start on 127.0.0.1:5432" >&2; exit 1; }
 fi
+if command -v psql >/dev/null 2>&1 && ! pg_trusts; then
+  v="$(pg_version)"
+  if [ -n "$v" ] && ! pg_trust_local_tcp "$v"; then
+    $SUDO pg_ctlcluster --skip-systemctl-redirect "$v" main reload
+    sleep 1
+  fi
+  pg_trusts || { echo "deps: cannot connect to Postgres on 127.0.0.1:5432 as postgres without a password" >&2; exit 1; }
+fi
+
 go mod download

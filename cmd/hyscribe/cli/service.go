@@ -23,6 +23,7 @@ import (
 	"hyscribe/adapters/llm"
 	"hyscribe/adapters/metrics"
 	"hyscribe/adapters/mp3"
+	"hyscribe/adapters/postgres"
 	"hyscribe/adapters/sqlite"
 	"hyscribe/adapters/webhook"
 	"hyscribe/app"
@@ -83,9 +84,15 @@ type storeCloser interface {
 	Close() error
 }
 
+// openStore opens Postgres when DATABASE_URL is set, else the SQLite file
+// in the data dir. Both bring the schema up to date as they open.
 func openStore(ctx context.Context, cfg Config) (storeCloser, error) {
 	if cfg.DatabaseURL != "" {
-		return nil, errors.New("DATABASE_URL: the Postgres store is not part of this build yet; unset it to use the embedded SQLite store")
+		s, err := postgres.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("DATABASE_URL: %w", err)
+		}
+		return s, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
@@ -151,6 +158,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}()
 	if s.store, err = openStore(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if pg, ok := s.store.(*postgres.Store); ok {
+		pg.SetLogger(log)
 	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()

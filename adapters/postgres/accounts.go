@@ -1,0 +1,192 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"hyscribe/domain"
+)
+
+var accountCols = []string{
+	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
+	"notify_failures", "created_at",
+}
+
+var (
+	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
+	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(1, len(accountCols)) + ")"
+	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = $" + fmt.Sprint(len(accountCols))
+)
+
+func toAccountRow(a domain.Account) []any {
+	return []any{
+		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
+		a.NotifyFailures, toMs(a.CreatedAt),
+	}
+}
+
+func toDomainAccount(row pgx.Row) (domain.Account, error) {
+	var a domain.Account
+	var created int64
+	if err := row.Scan(accountDest(&a, &created)...); err != nil {
+		return domain.Account{}, translate(err)
+	}
+	a.CreatedAt = fromMs(created)
+	return a, nil
+}
+
+// accountDest lists scan destinations in accountCols order, for queries that
+// select an account beside other columns.
+func accountDest(a *domain.Account, created *int64) []any {
+	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
+		&a.NotifyFailures, created}
+}
+
+// CreateAccount saves a new account. domain.ErrConflict if the ID exists.
+func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
+	if _, err := s.pool.Exec(ctx, accountInsert, toAccountRow(a)...); err != nil {
+		return fmt.Errorf("postgres.CreateAccount: %w", translate(err))
+	}
+	return nil
+}
+
+// GetAccount returns an account or domain.ErrNotFound.
+func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
+	a, err := toDomainAccount(s.pool.QueryRow(ctx, accountSelect+" WHERE id = $1", string(id)))
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("postgres.GetAccount: account %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// UpdateAccount locks the account, applies fn and saves it in one
+// transaction. When fn fails nothing is saved and its error is returned
+// unchanged.
+func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
+	var fnErr error
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		a, err := toDomainAccount(tx.QueryRow(ctx, accountSelect+" WHERE id = $1 FOR NO KEY UPDATE", string(id)))
+		if err != nil {
+			return fmt.Errorf("account %s: %w", id, err)
+		}
+		if err := fn(&a); err != nil {
+			fnErr = err
+			return err
+		}
+		a.ID = id
+		_, err = tx.Exec(ctx, accountUpdate, keyLast(toAccountRow(a))...)
+		return translate(err)
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("postgres.UpdateAccount: %w", err)
+	}
+	return nil
+}
+
+const keyCols = "k.id, k.account_id, k.prefix, k.hash, k.created_at, k.last_used_at, k.revoked_at"
+
+func keyDest(k *domain.APIKey, created *int64, lastUsed, revoked **int64) []any {
+	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, created, lastUsed, revoked}
+}
+
+func finishKey(k *domain.APIKey, created int64, lastUsed, revoked *int64) {
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMs(created), fromNullMs(lastUsed), fromNullMs(revoked)
+}
+
+// AddAPIKey saves a key. domain.ErrNotFound if the account does not exist,
+// domain.ErrConflict if the key's ID or hash is taken.
+func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, string(k.AccountID), k.Prefix, k.Hash, toMs(k.CreatedAt), toNullMs(k.LastUsedAt), toNullMs(k.RevokedAt))
+	if err != nil {
+		return fmt.Errorf("postgres.AddAPIKey: %w", translate(err))
+	}
+	return nil
+}
+
+// APIKeyByHash returns the key with that hash, revoked or not, with its account.
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, domain.Account, error) {
+	var k domain.APIKey
+	var a domain.Account
+	var kCreated, aCreated int64
+	var lastUsed, revoked *int64
+	dest := append(keyDest(&k, &kCreated, &lastUsed, &revoked), accountDest(&a, &aCreated)...)
+	err := s.pool.QueryRow(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.hash = $1`, hash).Scan(dest...)
+	if err != nil {
+		return domain.APIKey{}, domain.Account{}, fmt.Errorf("postgres.APIKeyByHash: %w", translate(err))
+	}
+	finishKey(&k, kCreated, lastUsed, revoked)
+	a.CreatedAt = fromMs(aCreated)
+	return k, a, nil
+}
+
+// TouchAPIKey sets the key's last-used time. It never moves it back (two
+// processes' clocks may disagree), and an unknown key is no error:
+// last-used is informative only.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE api_keys SET last_used_at = $1
+		WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)`, toMs(at), id)
+	if err != nil {
+		return fmt.Errorf("postgres.TouchAPIKey: %w", translate(err))
+	}
+	return nil
+}
+
+// ListAPIKeys returns the account's keys, newest first; keys created in the
+// same millisecond come last-added first.
+func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+keyCols+` FROM api_keys k
+		WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.ord DESC`, string(account))
+	if err != nil {
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+	}
+	defer rows.Close()
+	var out []domain.APIKey
+	for rows.Next() {
+		var k domain.APIKey
+		var created int64
+		var lastUsed, revoked *int64
+		if err := rows.Scan(keyDest(&k, &created, &lastUsed, &revoked)...); err != nil {
+			return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+		}
+		finishKey(&k, created, lastUsed, revoked)
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeAPIKey revokes one of the account's keys; domain.ErrNotFound if the
+// account has no such key. Revoking again keeps the first revocation time.
+func (s *Store) RevokeAPIKey(ctx context.Context, account domain.AccountID, id string, at time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1)
+		WHERE id = $2 AND account_id = $3`, toMs(at), id, string(account))
+	if err == nil {
+		err = oneRow(tag, "key "+id)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres.RevokeAPIKey: %w", translate(err))
+	}
+	return nil
+}
+
+// oneRow turns a statement that matched nothing into domain.ErrNotFound.
+func oneRow(tag pgconn.CommandTag, what string) error {
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%s: %w", what, domain.ErrNotFound)
+	}
+	return nil
+}

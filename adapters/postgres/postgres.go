@@ -1,0 +1,280 @@
+// Package postgres is the production store: every store port (jobs,
+// accounts and keys, checklists, rate counters, the outbox, webhook
+// deliveries) in one Postgres database through pgx, shared by any number of
+// API and worker processes.
+//
+// Concurrency rests on row locks, not on a process-wide writer: UpdateJob
+// locks the job and its account (SELECT … FOR NO KEY UPDATE), so racing
+// transitions of one job queue in Postgres and each sees the last committed
+// state; ClaimOutbox locks records with SKIP LOCKED so relays never wait on
+// each other; Hit is one upsert. The schema is versioned SQL embedded in the
+// binary, applied by Open under a transaction-scoped advisory lock so that
+// processes starting together migrate once.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Store implements ports.JobStore, AccountStore, ChecklistStore,
+// RateCounter, Outbox and DeliveryStore on one Postgres database.
+type Store struct {
+	pool       *pgxpool.Pool
+	written    chan struct{} // OutboxWritten
+	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+
+	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
+	stopListen  context.CancelFunc
+	listenDone  chan struct{}
+	logger      *slog.Logger
+}
+
+var _ interface {
+	ports.JobStore
+	ports.AccountStore
+	ports.ChecklistStore
+	ports.RateCounter
+	ports.Outbox
+	ports.DeliveryStore
+} = (*Store)(nil)
+
+// Open connects to the database at url (postgres://…; pool settings such
+// as pool_max_conns and runtime parameters such as search_path may be given
+// in its query) and brings its schema up to date.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres.Open: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres.Open: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres.Open: %w", err)
+	}
+	return &Store{pool: pool, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler)}, nil
+}
+
+// Close stops the outbox listener, if it runs, and closes every connection
+// of the pool.
+func (s *Store) Close() error {
+	s.startListen.Do(func() {}) // no listener can start after this
+	if s.stopListen != nil {
+		s.stopListen()
+		<-s.listenDone
+	}
+	s.pool.Close()
+	return nil
+}
+
+// SetLogger sets where the store reports trouble it recovers from by
+// itself (the outbox listener losing its connection); by default nowhere.
+// Call it before OutboxWritten.
+func (s *Store) SetLogger(log *slog.Logger) { s.logger = log }
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, _ := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
+		}
+		b, err := migrations.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a version", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrateLock is the first key of the advisory lock migrations take; the
+// second is the hash of the schema, so databases and schemas migrate
+// independently (tests give each test its own schema).
+const migrateLock = 0x68797363 // "hysc"
+
+// migrate applies the missing migrations in one transaction holding a
+// transaction-scoped advisory lock: a second process starting at the same
+// moment waits for the first to commit and then finds nothing to do. DDL is
+// transactional in Postgres, so a failed migration leaves no trace.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, migrateLock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    integer PRIMARY KEY,
+			name       text NOT NULL,
+			applied_at bigint NOT NULL
+		)`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		rows, _ := tx.Query(ctx, `SELECT version FROM schema_migrations`)
+		versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied := map[int]bool{}
+		newest := 0
+		for _, v := range versions {
+			applied[v], newest = true, max(newest, v)
+		}
+		if known := ms[len(ms)-1].version; newest > known {
+			// An older binary must not write to a schema it does not know.
+			return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
+		}
+		for _, m := range ms {
+			if applied[m.version] {
+				continue
+			}
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return fmt.Errorf("migrate: %s: %w", m.name, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+				m.version, m.name, time.Now().UnixMilli()); err != nil {
+				return fmt.Errorf("migrate: %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// signal tells a relay in this process that events were committed.
+func (s *Store) signal() {
+	select {
+	case s.written <- struct{}{}:
+	default:
+	}
+}
+
+// OutboxWritten is signalled after each commit that wrote events: at once
+// for commits of this Store, and through LISTEN/NOTIFY for commits of other
+// processes. The first call starts the listening connection.
+func (s *Store) OutboxWritten() <-chan struct{} {
+	s.startListen.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopListen, s.listenDone = cancel, make(chan struct{})
+		go s.listen(ctx)
+	})
+	return s.written
+}
+
+// Postgres error codes the store translates.
+const (
+	uniqueViolation     = "23505"
+	foreignKeyViolation = "23503"
+)
+
+// translate turns driver errors into the domain's sentinels, keeping the
+// driver's error in the chain for the log.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.ErrNotFound
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case uniqueViolation:
+			return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+		case foreignKeyViolation:
+			// The only references are to accounts: the row names an account
+			// that does not exist.
+			return fmt.Errorf("account %w: %w", domain.ErrNotFound, err)
+		}
+	}
+	return err
+}
+
+// Times are stored as unix milliseconds, UTC.
+func toMs(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func toNullMs(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := t.UnixMilli()
+	return &v
+}
+
+func fromNullMs(v *int64) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t := fromMs(*v)
+	return &t
+}
+
+// placeholders returns "$from, $from+1, …" for n values.
+func placeholders(from, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = "$" + strconv.Itoa(from+i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// updateSet returns "b = $1, c = $2" for every column but the first (the
+// key), which is then $len(cols).
+func updateSet(cols []string) string {
+	parts := make([]string, 0, len(cols)-1)
+	for i, c := range cols[1:] {
+		parts = append(parts, c+" = $"+strconv.Itoa(i+1))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// keyLast moves a row's key (its first value) to the end, to match
+// "UPDATE … SET <updateSet> WHERE key = $n".
+func keyLast(args []any) []any {
+	return append(append([]any{}, args[1:]...), args[0])
+}
