@@ -202,3 +202,13 @@ type SystemClock struct{}
 
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
+
+// Diarizer tells the two speakers of a mono call apart.
+type Diarizer interface {
+	// Diarize reads the 16 kHz mono 16-bit WAV at wavPath (as
+	// ChannelSplitter writes it) and returns who speaks when: turns in time
+	// order, not overlapping, with at most two distinct opaque speaker keys.
+	// A recording without speech gives no turns and no error. Errors are
+	// read failures or a done ctx; they are never the customer's fault.
+	Diarize(ctx context.Context, wavPath string) ([]domain.Turn, error)
+}
