@@ -32,7 +32,7 @@ func decode(t testing.TB, name string) string {
 // by LAME's encoder delay, which the file has no tag to remove.
 var callTurns = func() []domain.Turn {
 	const delay = (576 + 529) / 16000.0
-	ts := []domain.Turn{{0.30, 4.79, "1"}, {5.39, 10.22, "2"}, {10.82, 12.96, "1"}, {13.56, 16.48, "2"}}
+	ts := []domain.Turn{tn(0.30, 4.79, "1"), tn(5.39, 10.22, "2"), tn(10.82, 12.96, "1"), tn(13.56, 16.48, "2")}
 	for i := range ts {
 		ts[i].Start += delay
 		ts[i].End += delay
@@ -123,16 +123,16 @@ func TestDiarizeHonoursContext(t *testing.T) {
 }
 
 func TestDER(t *testing.T) {
-	ref := []domain.Turn{{0, 10, "1"}, {10, 20, "2"}}
+	ref := []domain.Turn{tn(0, 10, "1"), tn(10, 20, "2")}
 	cases := []struct {
 		name string
 		hyp  []domain.Turn
 		want float64
 	}{
-		{"perfect, other keys", []domain.Turn{{0, 10, "B"}, {10, 20, "A"}}, 0},
-		{"all one speaker", []domain.Turn{{0, 20, "A"}}, 0.5},
-		{"half missed", []domain.Turn{{0, 10, "A"}}, 0.5},
-		{"false alarm", []domain.Turn{{0, 10, "A"}, {10, 20, "B"}, {20, 25, "B"}}, 0.25},
+		{"perfect, other keys", []domain.Turn{tn(0, 10, "B"), tn(10, 20, "A")}, 0},
+		{"all one speaker", []domain.Turn{tn(0, 20, "A")}, 0.5},
+		{"half missed", []domain.Turn{tn(0, 10, "A")}, 0.5},
+		{"false alarm", []domain.Turn{tn(0, 10, "A"), tn(10, 20, "B"), tn(20, 25, "B")}, 0.25},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestDER(t *testing.T) {
 		})
 	}
 	// The collar forgives boundaries that are a little off.
-	if got := DER(ref, []domain.Turn{{0.1, 10.2, "A"}, {10.2, 19.9, "B"}}, 0.25).Rate(); got != 0 {
+	if got := DER(ref, []domain.Turn{tn(0.1, 10.2, "A"), tn(10.2, 19.9, "B")}, 0.25).Rate(); got != 0 {
 		t.Fatalf("within the collar: DER = %.3f", got)
 	}
 }
@@ -193,4 +193,8 @@ func writeWAV(t testing.TB, seconds float64, fn func(int, *rand.Rand) float64) s
 		t.Fatal(err)
 	}
 	return p
+}
+
+func tn(start, end float64, speaker string) domain.Turn {
+	return domain.Turn{Start: start, End: end, Speaker: speaker}
 }
