@@ -82,45 +82,62 @@ func speakerAt(turns []Turn, start, end float64) string {
 	return best
 }
 
-// ChunkResult is the recognition of one piece of a recording that starts
-// Offset seconds into it; the times in Rec are relative to the piece.
+// ChunkResult is the recognition of one piece of a recording whose audio
+// starts Offset seconds into the recording (times in Rec are relative to
+// it). The piece's own part is From to End: it may begin with a little audio
+// of the previous piece (a decoder's warm-up, in a silence).
 type ChunkResult struct {
-	Offset float64
-	End    float64 // where the piece ends in the recording, seconds
-	Rec    Recognition
+	Offset, From, End float64
+	Rec               Recognition
 }
 
 // Stitch joins the recognitions of consecutive pieces of one recording into
-// one with absolute times. Pieces do not overlap, so nothing is doubled; a
-// word or segment an engine places past its piece's end (timestamps that
-// drift over the end of the audio) is clamped to the piece, never dropped.
-// Chunks must be in order.
+// one with absolute times. A word or segment whose middle lies before its
+// piece's From belongs to the previous piece and is left out, so nothing is
+// doubled at a seam; one an engine places past its piece's end (timestamps
+// drifting over the end of the audio) is clamped to the piece, never
+// dropped. Times never go below 0. Chunks must be in order.
 func Stitch(chunks []ChunkResult) Recognition {
 	var out Recognition
 	var texts []string
-	for _, c := range chunks {
-		limit := c.End - c.Offset
-		clamp := func(v float64) float64 {
-			if limit > 0 {
-				v = min(v, limit)
+	for k, c := range chunks {
+		abs := func(v float64) float64 {
+			v = c.Offset + v
+			if c.End > c.From {
+				v = min(v, c.End)
 			}
-			return c.Offset + max(v, 0)
+			return max(v, 0)
 		}
+		mine := func(start, end float64) bool {
+			return k == 0 || (c.Offset+start+c.Offset+end)/2 >= c.From
+		}
+		var kept []string
 		for _, s := range c.Rec.Segments {
-			s.Start, s.End = clamp(s.Start), clamp(s.End)
+			if !mine(s.Start, s.End) {
+				continue
+			}
+			s.Start, s.End = abs(s.Start), abs(s.End)
 			out.Segments = append(out.Segments, s)
+			kept = append(kept, strings.TrimSpace(s.Text))
 		}
 		for _, w := range c.Rec.Words {
-			w.Start, w.End = clamp(w.Start), clamp(w.End)
+			if !mine(w.Start, w.End) {
+				continue
+			}
+			w.Start, w.End = abs(w.Start), abs(w.End)
 			out.Words = append(out.Words, w)
 		}
-		if t := strings.TrimSpace(c.Rec.Text); t != "" {
-			texts = append(texts, t)
+		text := strings.TrimSpace(c.Rec.Text)
+		if len(c.Rec.Segments) > 0 {
+			text = strings.TrimSpace(strings.Join(kept, " "))
+		}
+		if text != "" {
+			texts = append(texts, text)
 		}
 		if out.Language == "" {
 			out.Language = c.Rec.Language
 		}
-		out.Duration = max(out.Duration, c.End, c.Offset+c.Rec.Duration)
+		out.Duration = max(out.Duration, c.End)
 	}
 	out.Text = strings.Join(texts, " ")
 	return out

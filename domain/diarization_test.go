@@ -48,24 +48,32 @@ func TestAssignedCallFormatsTwoSpeakersInOrder(t *testing.T) {
 }
 
 func TestStitch(t *testing.T) {
-	// Three pieces cut at silences; every word is in exactly one piece.
+	// Three pieces cut at silences; the second and third start one frame
+	// early (warm-up audio the previous piece already has).
 	chunks := []ChunkResult{
-		{Offset: 0, End: 600, Rec: Recognition{Text: "ա բ", Language: "hy", Segments: []Segment{{Start: 1, End: 599, Text: "ա բ"}},
-			Words: []Word{{1, 2, "ա"}, {598, 599, "բ"}}}},
-		{Offset: 600, End: 1200, Rec: Recognition{Text: "գ", Segments: []Segment{{Start: 0.5, End: 3, Text: "գ"}},
-			Words: []Word{{0.5, 3, "գ"}}}},
-		{Offset: 1200, End: 1300, Rec: Recognition{Text: "դ", Segments: []Segment{{Start: 99, End: 101, Text: "դ"}},
-			Words: []Word{{99, 101, "դ"}}}},
+		{Offset: -0.05, From: -0.05, End: 600, Rec: Recognition{Text: "ա բ", Language: "hy", Segments: []Segment{{Start: 0, End: 599, Text: "ա բ"}},
+			Words: []Word{{0.01, 2, "ա"}, {598, 599, "բ"}}}},
+		{Offset: 599.9, From: 600, End: 1200, Rec: Recognition{Text: "հմ գ", Segments: []Segment{{Start: 0, End: 0.1, Text: "հմ"}, {Start: 0.6, End: 3.1, Text: "գ"}},
+			Words: []Word{{0, 0.1, "հմ"}, {0.6, 3.1, "գ"}}}},
+		{Offset: 1199.9, From: 1200, End: 1300, Rec: Recognition{Text: "դ", Segments: []Segment{{Start: 99, End: 101, Text: "դ"}},
+			Words: []Word{{99.1, 101, "դ"}}}},
 	}
 	got := Stitch(chunks)
-	wantWords := []Word{{1, 2, "ա"}, {598, 599, "բ"}, {600.5, 603, "գ"}, {1299, 1300, "դ"}}
-	if !reflect.DeepEqual(got.Words, wantWords) {
+	wantWords := []Word{{0, 1.95, "ա"}, {597.95, 598.95, "բ"}, {600.5, 603, "գ"}, {1299, 1300, "դ"}}
+	if len(got.Words) != len(wantWords) {
 		t.Fatalf("words %+v", got.Words)
 	}
-	if got.Text != "ա բ գ դ" || got.Duration != 1300 || got.Language != "hy" || len(got.Segments) != 3 || got.Segments[1].Start != 600.5 {
+	for i, w := range got.Words {
+		if w.Word != wantWords[i].Word || abs(w.Start-wantWords[i].Start) > 1e-9 || abs(w.End-wantWords[i].End) > 1e-9 {
+			t.Fatalf("word %d: %+v, want %+v", i, w, wantWords[i])
+		}
+	}
+	if got.Text != "ա բ գ դ" || got.Duration != 1300 || got.Language != "hy" || len(got.Segments) != 3 {
 		t.Fatalf("stitched %+v", got)
 	}
 }
+
+func abs(v float64) float64 { return max(v, -v) }
 
 func TestPlanChunks(t *testing.T) {
 	// 10 s pieces at most; silences (cut candidates) scored by quietness.

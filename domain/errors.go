@@ -16,6 +16,9 @@ var (
 	ErrForbidden         = errors.New("forbidden")
 	ErrTooLarge          = errors.New("too large")
 	ErrUnavailable       = errors.New("unavailable")
+	// ErrNoSpeech is a recording without speech: silence, hum or hiss. Its
+	// text is the job's error as the customer reads it.
+	ErrNoSpeech = errors.New("no speech detected in the recording")
 )
 
 // ValidationError is bad input described for a person. errors.Is(err,
