@@ -11,7 +11,8 @@
 // turns are the trimmed utterances' positions.
 //
 // Conditions: clean (alternating turns with 0.3–0.8 s pauses), noise (the
-// same calls with white noise about 20 dB below the speech) and backchannel
+// same calls with white noise about 20 dB below the speech), loud-noise
+// (about 10 dB below) and backchannel
 // (clean calls with short "Այո։"/"Հա։" turns, some overlapping the other
 // speaker). DER is scored with a 0.25 s collar, as is customary. Each call
 // is also formatted as a transcript (words spread over the known turns,
@@ -74,11 +75,16 @@ var backchannels = map[int]line{
 
 type condition struct {
 	name         string
-	noise        bool
+	noise        float64 // white noise amplitude (sox vol); 0 for none
 	backchannels bool
 }
 
-var conditions = []condition{{"clean", false, false}, {"noise", true, false}, {"backchannel", false, true}}
+var conditions = []condition{
+	{"clean", 0, false},
+	{"noise", 0.02, false},      // about 20 dB below the speech
+	{"loud-noise", 0.06, false}, // about 10 dB below the speech
+	{"backchannel", 0, true},
+}
 
 func main() {
 	keep := flag.String("keep", "", "directory to keep the generated calls in (default: a temporary one)")
@@ -212,9 +218,9 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 	for _, p := range parts {
 		args = append(args, "-v", "1", p)
 	}
-	if c.noise {
+	if c.noise > 0 {
 		noise := name + "-noise.wav"
-		if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", fmt.Sprintf("%.3f", total), "whitenoise", "vol", "0.02"); err != nil {
+		if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", fmt.Sprintf("%.3f", total), "whitenoise", "vol", fmt.Sprintf("%.3f", c.noise)); err != nil {
 			return nil, err
 		}
 		args = append(args, "-v", "1", noise)
