@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"hyscribe/app"
 	"hyscribe/domain"
@@ -159,5 +160,33 @@ func TestOnePieceFailingFailsTheRecognition(t *testing.T) {
 	w.drain()
 	if j := w.job(res.DocID); j.Status != domain.StatusFailed || !strings.Contains(j.Error, "413") {
 		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+}
+
+// A job waiting for an engine whose circuit stays open is failed by the
+// sweeper in the end, with an error that names the engine.
+func TestSweeperFailsAJobWhoseEngineNeverCameBack(t *testing.T) {
+	w := newWorld(t)
+	p := w.account(domain.PlanBusiness, 60)
+	down := fmt.Errorf("speech engine unavailable: %w", errors.Join(domain.ErrUnavailable, domain.ErrBackOff))
+	w.rec.errs = []error{down, down, down, down, down}
+	// The consumer would wait on this error; here it is simply dropped.
+	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{
+		func(ctx context.Context, ev domain.Event) error { w.tr.Handle(ctx, ev); return nil },
+	}
+	res := w.newJob(p, `{"type":"single_voice"}`)
+	w.put(res.DocID, "MP3 4 1")
+	w.drain()
+	if j := w.job(res.DocID); j.Status != domain.StatusConverting {
+		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+	for i := 0; i <= w.sweeper.MaxRedrives; i++ {
+		w.clock.Add(w.sweeper.StuckAfter + time.Second)
+		w.sweeper.SweepOnce(w.ctx)
+		w.drain()
+	}
+	j := w.job(res.DocID)
+	if j.Status != domain.StatusFailed || !strings.Contains(j.Error, "speech engine was unavailable") || w.balance(p) != 60000 {
+		t.Fatalf("%s %q balance %d", j.Status, j.Error, w.balance(p))
 	}
 }
