@@ -8,7 +8,7 @@ DATA ?= ./data
 HYSCRIBE_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export HYSCRIBE_TEST_DATABASE_URL
 
-.PHONY: run build test test-short bdd bench lint deps fmt clean
+.PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean
 
 ## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
 run:
@@ -36,6 +36,16 @@ test-short:
 ## bdd: the godog scenarios only (features/*.feature)
 bdd: deps
 	$(GO) test -race -count=1 -v ./features/
+
+## eval: measured quality: diarization error rate on synthetic two-speaker calls
+## (espeak-ng + sox + lame, installed if missing) and ROUGE of the built-in summariser
+eval: eval-deps
+	$(GO) run ./cmd/evaldiarize
+	@echo
+	$(GO) test -count=1 -run TestSummaryQuality -v ./adapters/extractive/ | sed -n 's/^ *quality_test.go:[0-9]*: //p'
+
+eval-deps:
+	bash .ci/eval-deps.sh
 
 ## bench: Go benchmarks of the hot paths (Postgres ones included); prints figures
 bench: deps

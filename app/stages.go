@@ -86,17 +86,42 @@ type TranscribeAudio struct {
 	recognizer ports.SpeechRecognizer
 	clock      ports.Clock
 	tempDir    string
+	diarizer   ports.Diarizer     // nil: mono calls need the engine's own speaker labels
+	chunker    ports.AudioChunker // nil: every recording goes to the engine whole
+	limits     ports.ChunkLimits
+	parallel   int // pieces of one recording recognised at once
 }
 
-// NewTranscribeAudio builds the stage; tempDir holds decoded channels while
-// they are recognised ("" means the OS default).
-func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string) *TranscribeAudio {
+// TranscribeOption configures TranscribeAudio.
+type TranscribeOption func(*TranscribeAudio)
+
+// WithDiarizer tells the two speakers of mono phone calls apart with d
+// unless the engine labels speakers itself.
+func WithDiarizer(d ports.Diarizer) TranscribeOption {
+	need("diarizer", d)
+	return func(uc *TranscribeAudio) { uc.diarizer = d }
+}
+
+// WithChunking cuts recordings longer than limits allow into pieces with c
+// and recognises up to parallel of them at once (at least 1).
+func WithChunking(c ports.AudioChunker, limits ports.ChunkLimits, parallel int) TranscribeOption {
+	need("chunker", c)
+	return func(uc *TranscribeAudio) { uc.chunker, uc.limits, uc.parallel = c, limits, max(parallel, 1) }
+}
+
+// NewTranscribeAudio builds the stage; tempDir holds decoded channels and
+// pieces while they are recognised ("" means the OS default).
+func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string, opts ...TranscribeOption) *TranscribeAudio {
 	need("jobs", jobs)
 	need("blobs", blobs)
 	need("splitter", splitter)
 	need("recognizer", recognizer)
 	need("clock", clock)
-	return &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir}
+	uc := &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir, parallel: 1}
+	for _, o := range opts {
+		o(uc)
+	}
+	return uc
 }
 
 // Handle recognises the speech of one hyscribe.audio.processed.v1 event. A
@@ -144,11 +169,19 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
 		return uc.recogniseStereoCall(ctx, j)
 	}
-	rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: func() (io.ReadCloser, error) {
-		return uc.blobs.Open(ctx, j.BlobKey)
-	}})
+	var turns []domain.Turn
+	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
+		var err error
+		if turns, err = uc.diarize(ctx, j); err != nil {
+			return "", nil, err
+		}
+		if len(turns) == 0 {
+			return "", nil, domain.Permanent(domain.ErrNoSpeech)
+		}
+	}
+	rec, err := uc.recogniseRecording(ctx, j)
 	if err != nil {
-		return "", nil, speechError(err)
+		return "", nil, err
 	}
 	segs := rec.Segments
 	if len(segs) == 0 && strings.TrimSpace(rec.Text) != "" {
@@ -160,11 +193,109 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 		}
 		return domain.PlainText(segs), segs, nil
 	}
-	if !labelled(segs) {
-		return "", nil, domain.Permanent(errors.New("phone_call transcription of a mono recording is not available yet: upload a stereo recording with one speaker per channel, or use type single_voice"))
+	switch {
+	case labelled(segs): // the engine told the speakers apart itself
+	case uc.diarizer != nil:
+		segs = domain.AssignSpeakers(segs, rec.Words, turns)
+	default:
+		return "", nil, domain.Permanent(errors.New("phone_call transcription of a mono recording is not available: no diarizer is configured and the speech engine does not label speakers; upload a stereo recording with one speaker per channel, or use type single_voice"))
 	}
 	segs = domain.NumberSpeakers(segs)
 	return domain.FormatPhoneCall(segs), segs, nil
+}
+
+// diarize decodes a mono recording and finds its two speakers' turns.
+func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.Turn, error) {
+	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("transcribe: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	r, err := uc.blobs.Open(ctx, j.BlobKey)
+	if err != nil {
+		return nil, fmt.Errorf("transcribe: open audio: %w", err)
+	}
+	paths, err := uc.splitter.SplitChannels(ctx, r, dir)
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) != 1 {
+		return nil, domain.Permanent(fmt.Errorf("expected a mono recording, found %d channels", len(paths)))
+	}
+	turns, err := uc.diarizer.Diarize(ctx, paths[0])
+	if err != nil {
+		return nil, fmt.Errorf("transcribe: %w", err)
+	}
+	return turns, nil
+}
+
+// recogniseRecording sends the recording to the engine: whole when it is
+// within the engine's limits, else as pieces cut at silences, recognised
+// concurrently and stitched back with absolute times.
+func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
+	open := func() (io.ReadCloser, error) { return uc.blobs.Open(ctx, j.BlobKey) }
+	whole := func() (domain.Recognition, error) {
+		rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: open})
+		if err != nil {
+			return domain.Recognition{}, speechError(err)
+		}
+		return rec, nil
+	}
+	if uc.chunker == nil {
+		return whole()
+	}
+	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-chunks-")
+	if err != nil {
+		return domain.Recognition{}, fmt.Errorf("transcribe: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	chunks, err := uc.chunker.Chunk(ctx, open, dir, uc.limits)
+	if err != nil {
+		return domain.Recognition{}, err
+	}
+	if len(chunks) == 1 && chunks[0].Path == "" {
+		return whole()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]domain.ChunkResult, len(chunks))
+	errs := make([]error, len(chunks))
+	sem := make(chan struct{}, uc.parallel)
+	var wg sync.WaitGroup
+	for i, c := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: fmt.Sprintf("part-%03d.mp3", i+1), Open: func() (io.ReadCloser, error) { return os.Open(c.Path) }})
+			if err != nil {
+				errs[i] = err
+				cancel() // one piece lost loses the recording: stop the others
+				return
+			}
+			results[i] = domain.ChunkResult{Offset: c.Start, From: c.From, End: c.End, Rec: rec}
+		}()
+	}
+	wg.Wait()
+	// The first error that is not the cancellation it caused.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return domain.Recognition{}, speechError(err)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return domain.Recognition{}, fmt.Errorf("transcribe: %w", err)
+		}
+	}
+	return domain.Stitch(results), nil
 }
 
 // labelled reports whether the engine itself told speakers apart.

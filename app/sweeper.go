@@ -80,7 +80,12 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 			case j.Status.Terminal() || now.Sub(j.UpdatedAt) < s.StuckAfter:
 				return nil, domain.ErrInvalidTransition // moved on since it was listed
 			case j.Redrives >= s.MaxRedrives:
-				return j.Fail(now, fmt.Sprintf("processing stopped in the %s state and did not resume after %d attempts", j.Status, j.Redrives), a)
+				reason := fmt.Sprintf("processing stopped in the %s state and did not resume after %d attempts", j.Status, j.Redrives)
+				if j.Status == domain.StatusConverting {
+					// Jobs wait here while the engine's circuit is open.
+					reason += " (speech recognition did not complete: the speech engine was unavailable)"
+				}
+				return j.Fail(now, reason, a)
 			}
 			return j.Redrive(now)
 		})

@@ -16,6 +16,14 @@ var (
 	ErrForbidden         = errors.New("forbidden")
 	ErrTooLarge          = errors.New("too large")
 	ErrUnavailable       = errors.New("unavailable")
+	// ErrNoSpeech is a recording without speech: silence, hum or hiss. Its
+	// text is the job's error as the customer reads it.
+	ErrNoSpeech = errors.New("no speech detected in the recording")
+	// ErrBackOff marks a failure of a dependency every job shares (a speech
+	// engine whose circuit breaker is open), not of the job: a consumer
+	// waits and tries again without counting an attempt, so work backs up
+	// in the queue instead of every job failing at once.
+	ErrBackOff = errors.New("a shared dependency is down; backing off")
 )
 
 // ValidationError is bad input described for a person. errors.Is(err,

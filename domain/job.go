@@ -166,7 +166,7 @@ func (j *Job) Recognise(now time.Time, transcription string, segments []Segment)
 		return nil, fmt.Errorf("recognise in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	if transcription == "" {
-		return nil, Permanent(fmt.Errorf("no speech detected in the recording"))
+		return nil, Permanent(ErrNoSpeech)
 	}
 	j.Transcription, j.Segments, j.UpdatedAt = transcription, segments, now
 	return []Event{newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil

@@ -59,11 +59,28 @@ Feature: Transcribing a recording from start to finish
       | Խոսնակ 2 |
     And the job's transcription uses exactly the two labels "Խոսնակ 1" and "Խոսնակ 2"
 
-  Scenario: A phone call recorded in mono cannot be split into speakers yet
-    When I submit "speech-mono-16k.mp3" as a "phone_call" job
+  Scenario: A phone call recorded in mono is split into its two speakers
+    When I submit "call-mono-16k.mp3" as a "phone_call" job
+    And I poll the job until it is finished
+    Then the job is "transcribed"
+    And the job's type is "phone_call"
+    And the job's duration is about 16.88 seconds
+    And the job's transcription has one line per turn, labelled in this order:
+      | Խոսնակ 1 |
+      | Խոսնակ 2 |
+      | Խոսնակ 1 |
+      | Խոսնակ 2 |
+    And the job's transcription uses exactly the two labels "Խոսնակ 1" and "Խոսնակ 2"
+
+  Scenario: A two-voice recording sent as single_voice gets no speaker labels
+    When I submit "call-mono-16k.mp3" as a "single_voice" job
+    And I poll the job until it is finished
+    Then the job is "transcribed"
+    And the job's transcription has no speaker labels
+
+  Scenario: A phone call without speech fails saying so
+    When I submit "silence-mono-44k.mp3" as a "phone_call" job
     And I poll the job until it is finished
     Then the job is "failed"
-    And the job shows exactly the fields docId, status, createdAt, type, duration, metadata and error
-    And the job's error mentions "mono"
-    And the job's error mentions "stereo"
+    And the job's error mentions "no speech detected in the recording"
     And my account still has 600 seconds of audio remaining

@@ -202,3 +202,43 @@ type SystemClock struct{}
 
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
+
+// Diarizer tells the two speakers of a mono call apart.
+type Diarizer interface {
+	// Diarize reads the 16 kHz mono 16-bit WAV at wavPath (as
+	// ChannelSplitter writes it) and returns who speaks when: turns in time
+	// order, not overlapping, with at most two distinct opaque speaker keys.
+	// A recording without speech gives no turns and no error. Errors are
+	// read failures or a done ctx; they are never the customer's fault.
+	Diarize(ctx context.Context, wavPath string) ([]domain.Turn, error)
+}
+
+// ChunkLimits bound one request to a speech engine; zero means no bound.
+type ChunkLimits struct {
+	MaxBytes   int64
+	MaxSeconds float64
+}
+
+// Chunk is one piece of a recording, as a file of the recording's format.
+// Start is where the piece's audio begins in the recording, in seconds
+// (negative by the encoder delay for a first piece that lost the header
+// saying how long it is); times the engine reports for the piece are
+// relative to Start. The piece may begin with a little audio already at
+// the end of the previous piece (decoder warm-up, always in a silence):
+// From is where the piece's own part begins, End where it ends.
+type Chunk struct {
+	Path             string
+	Start, From, End float64
+}
+
+// AudioChunker cuts a long recording into pieces within an engine's limits.
+type AudioChunker interface {
+	// Chunk reads the recording (open may be called more than once) and
+	// writes it to dir as consecutive pieces, each within limits, cut in
+	// silences so that no word is cut in two. Pieces cover the recording
+	// without gaps or overlap (From to End). A recording within limits is
+	// one Chunk with an empty Path: send the original. Audio that cannot be
+	// read as MP3 is a domain.Permanent error, and so is audio that holds
+	// nothing at all (domain.ErrNoSpeech); nothing is left in dir on error.
+	Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ChunkLimits) ([]Chunk, error)
+}

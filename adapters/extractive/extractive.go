@@ -208,9 +208,44 @@ func (s *Summarizer) title(best sentence, weights map[string]float64) string {
 	if utf8.RuneCountInString(text) > MaxTitleRunes {
 		text = s.bestSpan(text, weights)
 	}
-	text = dropLeadingJoiner(text)
-	text, _ = cutWords(text, MaxTitleRunes)
+	text = dropLeadingJoiner(s.dropGreeting(text))
+	if cut, ok := cutWords(text, MaxTitleRunes); ok {
+		text = cutBeforeJoiner(cut)
+	}
 	return capitalise(trimEnd(balance(text)))
+}
+
+// dropGreeting removes a first clause that carries no content ("Բարև,",
+// "Այո, ...") when content follows: a title does not greet.
+func (s *Summarizer) dropGreeting(text string) string {
+	i := strings.IndexAny(text, clauseBreaks)
+	if i < 0 {
+		return text
+	}
+	_, n := utf8.DecodeRuneInString(text[i:])
+	head, rest := text[:i], strings.TrimSpace(text[i+n:])
+	if len(s.contentTerms(head)) == 0 && len(s.contentTerms(rest)) > 0 {
+		return rest
+	}
+	return text
+}
+
+// cutBeforeJoiner shortens a title cut in the middle of a phrase to the end
+// of its last complete clause: before its last conjunction ("և", "իսկ", …),
+// when that keeps at least half of the title. A dangling "… and the car's"
+// reads worse than a shorter, whole clause.
+func cutBeforeJoiner(text string) string {
+	fields := strings.Fields(text)
+	for i := len(fields) - 1; i > 0; i-- {
+		if joiners[normWord(fields[i])] {
+			head := strings.Join(fields[:i], " ")
+			if utf8.RuneCountInString(head) >= MaxTitleRunes/2 {
+				return head
+			}
+			break
+		}
+	}
+	return text
 }
 
 // bestSpan returns the run of consecutive clauses of text (split after

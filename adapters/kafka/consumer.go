@@ -60,6 +60,9 @@ type Metrics struct {
 	Retried func(topic string, attempt int)
 	// DeadLettered is called once a record of topic is in the dead-letter topic.
 	DeadLettered func(topic string)
+	// BackedOff is called each time the handler failed with
+	// domain.ErrBackOff and the record waits, its attempts not counted.
+	BackedOff func(topic string)
 }
 
 // ConsumerConfig configures a Consumer. Brokers, Group, Topics and Handler
@@ -340,6 +343,8 @@ type worker struct {
 	wake chan struct{} // cap 1: records were queued
 	quit chan struct{} // closed: stop after the current record
 	done chan struct{} // closed by run on return
+
+	backedOff int // consecutive waits on domain.ErrBackOff (run's goroutine only)
 }
 
 func (w *worker) tp() map[string][]int32 { return map[string][]int32{w.topic: {w.partition}} }
@@ -439,6 +444,7 @@ func (w *worker) handle(r *kgo.Record) bool {
 	for attempt := 1; ; attempt++ {
 		err := w.call(ev)
 		if err == nil {
+			w.backedOff = 0
 			w.cl.MarkCommitRecords(r)
 			return true
 		}
@@ -446,6 +452,24 @@ func (w *worker) handle(r *kgo.Record) bool {
 			log.Warn("handler failed while stopping; the event will be delivered again", "attempt", attempt, "err", err)
 			return false
 		}
+		if errors.Is(err, domain.ErrBackOff) && !domain.IsPermanent(err) {
+			// A shared dependency is down (an engine's open circuit): the
+			// job is not at fault, so the attempt is not counted. The
+			// partition waits, holding its records in Kafka, and tries
+			// again after the longest backoff.
+			attempt--
+			if f := cfg.Metrics.BackedOff; f != nil {
+				f(r.Topic)
+			}
+			if w.backedOff++; w.backedOff == 1 || w.backedOff%30 == 0 {
+				log.Warn("a shared dependency is down; the partition waits", "waits", w.backedOff, "err", err)
+			}
+			if !w.sleep(cfg.MaxBackoff) {
+				return false
+			}
+			continue
+		}
+		w.backedOff = 0
 		if domain.IsPermanent(err) || attempt >= cfg.MaxAttempts {
 			log.Error("giving up on event", "attempts", attempt, "permanent", domain.IsPermanent(err), "err", err)
 			if !w.giveUp(ev, err, log) {

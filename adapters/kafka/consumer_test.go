@@ -610,3 +610,42 @@ func TestHandlerPanicIsAnError(t *testing.T) {
 		t.Errorf("error header %q", msg)
 	}
 }
+
+// A handler failing with domain.ErrBackOff (an engine's open circuit) many
+// more times than MaxAttempts never gives the job up: the record waits,
+// its attempts are not counted, and it is handled once the dependency is
+// back.
+func TestBackOffDoesNotBurnAttempts(t *testing.T) {
+	t.Parallel()
+	e := startCluster(t)
+	ensureTopics(t, e.Addrs(), 3, topic)
+	publish(t, newPublisher(t, e.Addrs()), testEvent(topic, "doc-1", 0))
+
+	var calls, backedOff, retried atomic.Int32
+	startConsumer(t, ConsumerConfig{
+		Brokers: e.Addrs(), Topics: []string{topic}, MaxAttempts: 2,
+		Handler: func(context.Context, domain.Event) error {
+			switch n := calls.Add(1); {
+			case n <= 8:
+				return fmt.Errorf("speech engine: %w", errors.Join(domain.ErrUnavailable, domain.ErrBackOff))
+			case n == 9:
+				return fmt.Errorf("store: %w", domain.ErrUnavailable) // one counted failure
+			}
+			return nil
+		},
+		OnGiveUp: func(context.Context, domain.Event, error) error {
+			t.Error("OnGiveUp called")
+			return nil
+		},
+		Metrics: Metrics{
+			BackedOff: func(string) { backedOff.Add(1) },
+			Retried:   func(string, int) { retried.Add(1) },
+		},
+	})
+	eventually(t, 10*time.Second, "offset committed", func() bool {
+		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
+	})
+	if calls.Load() != 10 || backedOff.Load() != 8 || retried.Load() != 1 {
+		t.Errorf("calls %d, backed off %d, retried %d; want 10, 8, 1", calls.Load(), backedOff.Load(), retried.Load())
+	}
+}

@@ -72,6 +72,27 @@ head -c 1000 "$tmp/cbr.mp3" >truncated.mp3
 prng 6a756e6b000000000000000000000000 2000 >"$tmp/junk"
 cat "$tmp/junk" speech-mono-16k.mp3 >junk-prefix.mp3
 
+# A two-speaker call in mono, 16 kHz, 24 kbit/s: speaker 1 (espeak-ng hy+m3,
+# pitch 35) and speaker 2 (hy+f2, pitch 70) take turns A B A B with pauses.
+# The turns: see README.md. Used by the diarization tests end to end.
+i=0
+for turn in "m3 35 160 Բարև ձեզ, սպասարկման կենտրոնն է, ինչով կարող եմ օգնել։" \
+	"f2 70 150 Բարև, ես երեկ պատվեր եմ տվել և ոչինչ չեմ ստացել։" \
+	"m3 35 160 Խնդրում եմ ասեք պատվերի համարը։" \
+	"f2 70 150 Համարը տասներկու հազար երեք հարյուր է։"; do
+	set -- $turn
+	v=$1 p=$2 s=$3; shift 3
+	espeak-ng -v "hy+$v" -p "$p" -s "$s" -w "$tmp/t$i-raw.wav" "$*"
+	sox -R "$tmp/t$i-raw.wav" -r 16000 -c 1 -b 16 "$tmp/t$i.wav" \
+		silence 1 0.02 0.5% reverse silence 1 0.02 0.5% reverse
+	i=$((i + 1))
+done
+sox -R -n -r 16000 -c 1 -b 16 "$tmp/p3.wav" trim 0 0.3
+sox -R -n -r 16000 -c 1 -b 16 "$tmp/p6.wav" trim 0 0.6
+sox -R "$tmp/p3.wav" "$tmp/t0.wav" "$tmp/p6.wav" "$tmp/t1.wav" "$tmp/p6.wav" \
+	"$tmp/t2.wav" "$tmp/p6.wav" "$tmp/t3.wav" "$tmp/p3.wav" "$tmp/call-mono.wav"
+lame --quiet -m m -b 24 "$tmp/call-mono.wav" call-mono-16k.mp3
+
 # Not MP3 at all.
 prng 72616e646f6d00000000000000000000 4096 >random.bin
 : >empty.mp3

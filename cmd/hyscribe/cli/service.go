@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"hyscribe/adapters/asr"
 	"hyscribe/adapters/blob"
+	"hyscribe/adapters/diarize"
 	"hyscribe/adapters/extractive"
 	httpapi "hyscribe/adapters/http"
 	"hyscribe/adapters/kafka"
@@ -277,6 +279,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 	latency := reg.Histogram("hyscribe_stage_duration_seconds", "Time to handle one pipeline event.", []float64{.005, .01, .05, .1, .5, 1, 5, 15, 60, 300}, "stage")
 	retried := reg.Counter("hyscribe_stage_retries_total", "Handler attempts that failed and were retried.", "stage", "topic")
 	dead := reg.Counter("hyscribe_stage_dead_letters_total", "Records sent to a dead-letter topic.", "stage", "topic")
+	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit); attempts not counted.", "stage", "topic")
 	for _, stage := range stages {
 		var (
 			topics  []string
@@ -287,7 +290,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 		case StageProcess:
 			topics, handler = []string{domain.TopicAudioUploaded}, app.NewProcessAudio(s.store, blobs, mp3.Prober{}, clock, cfg.MaxDuration).Handle
 		case StageTranscribe:
-			rec, err := recognizer(cfg, log)
+			rec, err := recognizer(cfg, log, reg)
 			if err != nil {
 				return err
 			}
@@ -295,7 +298,10 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			if err := os.MkdirAll(tmp, 0o750); err != nil {
 				return err
 			}
-			topics, handler = []string{domain.TopicAudioProcessed}, app.NewTranscribeAudio(s.store, blobs, mp3.Splitter{}, rec, clock, tmp).Handle
+			limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunkSeconds.Seconds()}
+			tr := app.NewTranscribeAudio(s.store, blobs, mp3.Splitter{}, rec, clock, tmp,
+				app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
+			topics, handler = []string{domain.TopicAudioProcessed}, tr.Handle
 		case StageEnrich:
 			var sum ports.Summarizer = extractive.New()
 			var fallback ports.Summarizer
@@ -319,7 +325,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler,
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
 			ShutdownGrace: cfg.ShutdownGrace,
-			Metrics:       stageMetrics(stage, handled, latency, retried, dead),
+			Metrics:       stageMetrics(stage, handled, latency, retried, dead, backedOff),
 		}
 		if giveUp {
 			st := stage
@@ -343,16 +349,43 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 	return nil
 }
 
-func recognizer(cfg Config, log *slog.Logger) (ports.SpeechRecognizer, error) {
+// recognizer is the speech engine behind its guard: a concurrency limit and
+// a circuit breaker, with its latency, failures and circuit in /metrics.
+func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry) (ports.SpeechRecognizer, error) {
 	if cfg.ASRURL == "" {
 		log.Warn("NO SPEECH ENGINE CONFIGURED: every job will fail with \"no speech engine configured (set HYSCRIBE_ASR_URL)\"; set HYSCRIBE_ASR_URL to an OpenAI-compatible /v1 base")
 		return asr.NotConfigured{}, nil
 	}
-	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Model: cfg.ASRModel})
+	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Model: cfg.ASRModel, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("HYSCRIBE_ASR_URL: %w", err)
 	}
-	return c, nil
+	latency := reg.Histogram("hyscribe_asr_request_duration_seconds", "Time the speech engine took per recognition (retries included), by result.",
+		[]float64{.1, .5, 1, 2, 5, 10, 30, 60, 120, 300, 600}, "result")
+	failures := reg.Counter("hyscribe_asr_failures_total", "Recognitions that failed, by kind: unavailable (after retries) or refused (permanent).", "kind")
+	engine := "engine"
+	if u, err := url.Parse(cfg.ASRURL); err == nil {
+		engine = u.Host
+	}
+	g := asr.Guard(c, asr.GuardConfig{
+		Name: engine, Concurrency: cfg.ASRConcurrency, FailuresToOpen: cfg.ASRBreakerFailures, OpenFor: cfg.ASRBreakerOpenFor, Logger: log,
+		Observe: func(d time.Duration, err error) {
+			result := "ok"
+			switch {
+			case err == nil:
+			case domain.IsPermanent(err):
+				result = "refused"
+				failures.With(result).Inc()
+			default:
+				result = "unavailable"
+				failures.With(result).Inc()
+			}
+			latency.With(result).Observe(d.Seconds())
+		},
+	})
+	reg.Gauge("hyscribe_asr_circuit_state", "The speech engine's circuit breaker: 0 closed, 1 half-open (trial), 2 open (jobs wait in Kafka).", func() float64 { return float64(g.State()) })
+	reg.Gauge("hyscribe_asr_requests_in_flight", "Recognitions being sent to the speech engine now.", func() float64 { return float64(g.InFlight()) })
+	return g, nil
 }
 
 // flushOutbox publishes what the stopped stages committed last, so the
@@ -411,7 +444,7 @@ func (s *Service) Stop() error {
 	return s.stopErr
 }
 
-func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead *metrics.CounterVec) kafka.Metrics {
+func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead, backedOff *metrics.CounterVec) kafka.Metrics {
 	return kafka.Metrics{
 		Handled: func(topic string, d time.Duration, err error) {
 			result := "ok"
@@ -423,5 +456,6 @@ func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.Hi
 		},
 		Retried:      func(topic string, _ int) { retried.With(stage, topic).Inc() },
 		DeadLettered: func(topic string) { dead.With(stage, topic).Inc() },
+		BackedOff:    func(topic string) { backedOff.With(stage, topic).Inc() },
 	}
 }

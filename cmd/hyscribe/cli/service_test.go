@@ -132,6 +132,18 @@ func TestRestartMidPipelineLosesNoJob(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The engine's latency and circuit are in /metrics.
+	resp, err := http.Get("http://" + svc.HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`hyscribe_asr_request_duration_seconds_count{result="ok"}`, "hyscribe_asr_circuit_state 0", "hyscribe_asr_requests_in_flight"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
 	// Every state change was made once: one status event per job and state.
 	seen := map[string]int{}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(svc.Brokers()...), kgo.ConsumeTopics(domain.TopicJobStatus), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

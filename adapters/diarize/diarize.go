@@ -1,0 +1,616 @@
+// Package diarize tells two speakers apart in a mono recording without any
+// model weights: pure Go signal processing (a ports.Diarizer).
+//
+// The decoded recording (a 16 kHz mono WAV, as mp3.Splitter writes it) is
+// read twice, frame by frame (25 ms frames every 10 ms), so memory grows
+// only with a few bytes per frame, never with the samples:
+//
+//  1. Voice activity: the log energy of every frame; a frame is speech when
+//     it is well above the recording's noise floor (10th percentile)
+//     relative to its loud speech (95th percentile). Gaps under 200 ms are
+//     bridged and bursts under 80 ms dropped. No speech at all is an empty
+//     answer, which the caller turns into "no speech detected".
+//  2. Features of speech frames only: pre-emphasis, Hamming window, 512-point
+//     FFT, 26 mel bands, log, DCT to 12 MFCCs; the pitch from the
+//     autocorrelation (inverse FFT of the power spectrum) and its voicing.
+//  3. Windows of 1.5 s every 0.5 s inside each stretch of speech (a shorter
+//     stretch is one window) are summed into embeddings: mean and spread of
+//     the MFCCs, mean |delta| of the MFCCs, mean log pitch of voiced frames,
+//     mean energy.
+//  4. Clustering pinned to two speakers: embeddings are standardised, split
+//     along their principal axis, refined by k-means with k = 2 and then by
+//     hard EM on two diagonal Gaussians (so an expressive voice is not cut
+//     in two).
+//  5. Speaker changes are where the labels of adjacent windows differ and
+//     at pauses; each frame takes the label of the nearest window of its
+//     stretch, a 0.3 s majority filter smooths the labels, and runs shorter
+//     than 0.3 s inside a stretch join their neighbour (a short stretch of
+//     its own, a back-channel "այո", keeps its label).
+package diarize
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+var _ ports.Diarizer = (*Diarizer)(nil)
+
+const (
+	winFrames    = 150 // 1.5 s
+	winHop       = 50
+	bridgeFrames = 20 // gaps bridged by VAD
+	burstFrames  = 8  // bursts dropped by VAD
+	smoothFrames = 31 // majority filter width
+	minRunFrames = 30 // shortest turn inside a stretch
+)
+
+// Diarizer finds two speakers' turns. The zero value is ready and is safe
+// for concurrent use.
+type Diarizer struct{}
+
+// New returns a Diarizer.
+func New() *Diarizer { return &Diarizer{} }
+
+// Speech returns the stretches of speech in the 16 kHz mono WAV at path, in
+// time order; none for silence or steady noise.
+func (d *Diarizer) Speech(ctx context.Context, wavPath string) ([]domain.Span, error) {
+	energy, err := energies(ctx, wavPath)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Span
+	for _, r := range regions(vad(energy)) {
+		out = append(out, domain.Span{Start: frameTime(r[0]), End: frameTime(r[1])})
+	}
+	return out, nil
+}
+
+// Diarize returns the turns of the two speakers of the 16 kHz mono WAV at
+// path, in time order, labelled "A" and "B" (a recording with one voice may
+// still get both). No speech gives no turns.
+func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, error) {
+	energy, err := energies(ctx, wavPath)
+	if err != nil {
+		return nil, err
+	}
+	speech := vad(energy)
+	regs := regions(speech)
+	if len(regs) == 0 {
+		return nil, nil
+	}
+	wins := windows(regs)
+	if err := embed(ctx, wavPath, wins); err != nil {
+		return nil, err
+	}
+	labels := cluster(wins)
+	return turns(regs, wins, labels), nil
+}
+
+func frameTime(f int) float64 { return float64(f*hop) / rate }
+
+// energies is pass one: the log energy of every frame, in dB full scale.
+func energies(ctx context.Context, path string) ([]float32, error) {
+	fr, err := openFrames(path)
+	if err != nil {
+		return nil, fmt.Errorf("diarize: %w", err)
+	}
+	defer fr.Close()
+	var out []float32
+	for {
+		if len(out)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("diarize: %w", err)
+			}
+		}
+		s, err := fr.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("diarize: read %s: %w", path, err)
+		}
+		var e float64
+		for _, v := range s {
+			e += v * v
+		}
+		out = append(out, float32(10*math.Log10(e/frameLen+1e-10)))
+	}
+}
+
+// vad marks speech frames.
+func vad(energy []float32) []bool {
+	speech := make([]bool, len(energy))
+	if len(energy) == 0 {
+		return speech
+	}
+	sorted := slices.Clone(energy)
+	slices.Sort(sorted)
+	floor := float64(sorted[len(sorted)/10])
+	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
+	// Nothing loud enough to be speech, or nothing standing out of the
+	// noise: steady hiss, hum or silence.
+	if peak < -60 || peak-floor < 6 {
+		return speech
+	}
+	threshold := floor + max(6, 0.3*(peak-floor))
+	for i, e := range energy {
+		speech[i] = float64(e) > threshold
+	}
+	fill(speech, false, bridgeFrames)
+	fill(speech, true, burstFrames)
+	return speech
+}
+
+// fill flips runs of value shorter than n frames that have the other value
+// on both sides (for false: bridge gaps; for true: drop bursts).
+func fill(mask []bool, value bool, n int) {
+	for i := 0; i < len(mask); {
+		if mask[i] != value {
+			i++
+			continue
+		}
+		j := i
+		for j < len(mask) && mask[j] == value {
+			j++
+		}
+		inner := i > 0 && j < len(mask)
+		if j-i < n && (inner || value) {
+			for k := i; k < j; k++ {
+				mask[k] = !value
+			}
+		}
+		i = j
+	}
+}
+
+// regions are the runs of speech frames, [first, end).
+func regions(speech []bool) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(speech); {
+		if !speech[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(speech) && speech[j] {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
+// window is one embedding's frames and running sums.
+type window struct {
+	region     int
+	start, end int // frames
+	n          int
+	mfcc       [numCeps]float64
+	delta      [numCeps]float64 // sum of |Δ MFCC|
+	sq         [numCeps]float64 // sum of squares, for the spread
+	prev       [numCeps]float64
+	energy     float64
+	pitch      float64
+	voiced     int
+}
+
+func windows(regs [][2]int) []*window {
+	var out []*window
+	for ri, r := range regs {
+		if r[1]-r[0] <= winFrames {
+			out = append(out, &window{region: ri, start: r[0], end: r[1]})
+			continue
+		}
+		for s := r[0]; s < r[1]; s += winHop {
+			e := min(s+winFrames, r[1])
+			if e-s < winFrames/2 && s > r[0] { // a short tail: the last full window covers it
+				break
+			}
+			out = append(out, &window{region: ri, start: s, end: e})
+		}
+	}
+	return out
+}
+
+// embed is pass two: features of the frames inside windows, summed.
+func embed(ctx context.Context, path string, wins []*window) error {
+	fr, err := openFrames(path)
+	if err != nil {
+		return fmt.Errorf("diarize: %w", err)
+	}
+	defer fr.Close()
+	a := newAnalyser()
+	feat := make([]float32, dims)
+	first := 0 // the first window that may still take frames
+	last := wins[len(wins)-1].end
+	for f := 0; f < last; f++ {
+		if f%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("diarize: %w", err)
+			}
+		}
+		s, err := fr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("diarize: read %s: %w", path, err)
+		}
+		for first < len(wins) && wins[first].end <= f {
+			first++
+		}
+		if first == len(wins) || wins[first].start > f {
+			continue
+		}
+		a.features(s, feat)
+		for _, w := range wins[first:] {
+			if w.start > f {
+				break
+			}
+			if f >= w.end {
+				continue
+			}
+			w.add(feat)
+		}
+	}
+	return nil
+}
+
+func (w *window) add(feat []float32) {
+	for i := 0; i < numCeps; i++ {
+		v := float64(feat[i])
+		w.mfcc[i] += v
+		w.sq[i] += v * v
+		if w.n > 0 {
+			w.delta[i] += math.Abs(v - w.prev[i])
+		}
+		w.prev[i] = v
+	}
+	w.energy += float64(feat[dimEnergy])
+	if feat[dimVoice] > 0.45 {
+		w.pitch += float64(feat[dimPitch])
+		w.voiced++
+	}
+	w.n++
+}
+
+// vector is the window's embedding.
+func (w *window) vector(meanPitch float64) []float64 {
+	v := make([]float64, 0, 3*numCeps+2)
+	n := float64(max(w.n, 1))
+	for i := 0; i < numCeps; i++ {
+		v = append(v, w.mfcc[i]/n)
+	}
+	for i := 0; i < numCeps; i++ {
+		v = append(v, w.delta[i]/n)
+	}
+	for i := 0; i < numCeps; i++ {
+		m := w.mfcc[i] / n
+		v = append(v, math.Sqrt(max(w.sq[i]/n-m*m, 0)))
+	}
+	p := meanPitch
+	if w.voiced > 0 {
+		p = w.pitch / float64(w.voiced)
+	}
+	return append(v, p, w.energy/n)
+}
+
+// weights of the embedding's parts after standardisation: MFCCs carry the
+// voice's timbre, pitch is the strongest single cue, energy a weak one.
+func weight(i int) float64 {
+	switch {
+	case i < numCeps:
+		return 1
+	case i < 3*numCeps:
+		return 0.5
+	case i == 3*numCeps:
+		return 3
+	}
+	return 0.5
+}
+
+// cluster labels each window 0 or 1.
+func cluster(wins []*window) []int {
+	var pitchSum float64
+	var voiced int
+	for _, w := range wins {
+		pitchSum += w.pitch
+		voiced += w.voiced
+	}
+	meanPitch := math.Log(150)
+	if voiced > 0 {
+		meanPitch = pitchSum / float64(voiced)
+	}
+	x := make([][]float64, len(wins))
+	wt := make([]float64, len(wins))
+	for i, w := range wins {
+		x[i] = w.vector(meanPitch)
+		wt[i] = float64(w.n)
+	}
+	standardise(x, wt)
+	return gmm2(x, wt, kmeans2(x, wt))
+}
+
+// gmm2 refines a two-way split with a few rounds of hard EM on two
+// diagonal Gaussians: unlike k-means, a speaker whose windows vary more
+// (an expressive voice) is not cut in half.
+func gmm2(x [][]float64, wt []float64, labels []int) []int {
+	d := len(x[0])
+	for it := 0; it < 20; it++ {
+		var mean, vr [2][]float64
+		var n [2]float64
+		for k := range mean {
+			mean[k], vr[k] = make([]float64, d), make([]float64, d)
+		}
+		for i, v := range x {
+			n[labels[i]] += wt[i]
+			for j := range v {
+				mean[labels[i]][j] += wt[i] * v[j]
+			}
+		}
+		if n[0] == 0 || n[1] == 0 {
+			return labels
+		}
+		for k := range mean {
+			for j := range mean[k] {
+				mean[k][j] /= n[k]
+			}
+		}
+		for i, v := range x {
+			for j := range v {
+				e := v[j] - mean[labels[i]][j]
+				vr[labels[i]][j] += wt[i] * e * e
+			}
+		}
+		var logPrior [2]float64
+		for k := range vr {
+			logPrior[k] = math.Log(n[k] / (n[0] + n[1]))
+			for j := range vr[k] {
+				vr[k][j] = vr[k][j]/n[k] + 0.05 // floor: no dimension dominates
+			}
+		}
+		changed := false
+		for i, v := range x {
+			var ll [2]float64
+			for k := range ll {
+				ll[k] = logPrior[k]
+				for j := range v {
+					e := v[j] - mean[k][j]
+					ll[k] -= 0.5 * (e*e/vr[k][j] + math.Log(vr[k][j]))
+				}
+			}
+			l := 0
+			if ll[1] > ll[0] {
+				l = 1
+			}
+			if l != labels[i] {
+				labels[i], changed = l, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return labels
+}
+
+func standardise(x [][]float64, wt []float64) {
+	d := len(x[0])
+	var total float64
+	for _, w := range wt {
+		total += w
+	}
+	for j := 0; j < d; j++ {
+		var mean, sq float64
+		for i := range x {
+			mean += wt[i] * x[i][j]
+		}
+		mean /= total
+		for i := range x {
+			sq += wt[i] * (x[i][j] - mean) * (x[i][j] - mean)
+		}
+		sd := math.Sqrt(sq/total) + 1e-9
+		for i := range x {
+			x[i][j] = (x[i][j] - mean) / sd * weight(j)
+		}
+	}
+}
+
+// kmeans2 splits x in two: centroids start on either side of the mean along
+// the principal axis (found by power iteration), which no single outlier
+// can capture, then k-means refines them. Weights are window lengths.
+func kmeans2(x [][]float64, wt []float64) []int {
+	labels := make([]int, len(x))
+	if len(x) < 2 {
+		return labels
+	}
+	d := len(x[0])
+	axis := make([]float64, d)
+	for j := range axis {
+		axis[j] = 1 / math.Sqrt(float64(d)) * float64(1+j%3)
+	}
+	for it := 0; it < 50; it++ {
+		next := make([]float64, d)
+		for i, v := range x {
+			p := wt[i] * dot(v, axis)
+			for j := range next {
+				next[j] += p * v[j]
+			}
+		}
+		norm := math.Sqrt(dot(next, next))
+		if norm == 0 {
+			break
+		}
+		for j := range next {
+			next[j] /= norm
+		}
+		axis = next
+	}
+	for i, v := range x {
+		if dot(v, axis) > 0 {
+			labels[i] = 1
+		}
+	}
+	for it := 0; it < 50; it++ {
+		var c [2][]float64
+		var n [2]float64
+		c[0], c[1] = make([]float64, d), make([]float64, d)
+		for i, v := range x {
+			n[labels[i]] += wt[i]
+			for j := range v {
+				c[labels[i]][j] += wt[i] * v[j]
+			}
+		}
+		if n[0] == 0 || n[1] == 0 {
+			return labels
+		}
+		for k := range c {
+			for j := range c[k] {
+				c[k][j] /= n[k]
+			}
+		}
+		changed := false
+		for i, v := range x {
+			l := 0
+			if dist2(v, c[1]) < dist2(v, c[0]) {
+				l = 1
+			}
+			if l != labels[i] {
+				labels[i], changed = l, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return labels
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func dist2(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return s
+}
+
+// turns labels every speech frame by its nearest window, smooths and joins.
+func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
+	var out []domain.Turn
+	wi := 0
+	for ri, r := range regs {
+		for wi < len(wins) && wins[wi].region < ri {
+			wi++
+		}
+		wj := wi
+		for wj < len(wins) && wins[wj].region == ri {
+			wj++
+		}
+		frames := make([]int, r[1]-r[0])
+		k := wi
+		for f := r[0]; f < r[1]; f++ {
+			for k+1 < wj && math.Abs(center(wins[k+1])-float64(f)) <= math.Abs(center(wins[k])-float64(f)) {
+				k++
+			}
+			frames[f-r[0]] = labels[k]
+		}
+		frames = majority(frames, smoothFrames)
+		runs := joinShort(frames, minRunFrames)
+		for _, run := range runs {
+			sp := "A"
+			if run.label == 1 {
+				sp = "B"
+			}
+			t := domain.Turn{Start: frameTime(r[0] + run.start), End: frameTime(r[0] + run.end), Speaker: sp}
+			if run.end == len(frames) { // the stretch's last frame lasts 25 ms
+				t.End += float64(frameLen-hop) / rate
+			}
+			if n := len(out); n > 0 && out[n-1].Speaker == sp && t.Start-out[n-1].End < 0.01 {
+				out[n-1].End = t.End
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func center(w *window) float64 { return float64(w.start+w.end) / 2 }
+
+func majority(labels []int, width int) []int {
+	out := make([]int, len(labels))
+	ones := 0
+	half := width / 2
+	for i := 0; i < min(half, len(labels)); i++ {
+		ones += labels[i]
+	}
+	for i := range labels {
+		if j := i + half; j < len(labels) {
+			ones += labels[j]
+		}
+		if j := i - half - 1; j >= 0 {
+			ones -= labels[j]
+		}
+		n := min(i+half, len(labels)-1) - max(i-half, 0) + 1
+		if 2*ones > n {
+			out[i] = 1
+		} else if 2*ones == n {
+			out[i] = labels[i]
+		}
+	}
+	return out
+}
+
+type run struct{ start, end, label int }
+
+// joinShort merges runs shorter than n frames into the longer neighbour.
+func joinShort(labels []int, n int) []run {
+	var runs []run
+	for i := 0; i < len(labels); {
+		j := i
+		for j < len(labels) && labels[j] == labels[i] {
+			j++
+		}
+		runs = append(runs, run{i, j, labels[i]})
+		i = j
+	}
+	for len(runs) > 1 {
+		shortest := -1
+		for i, r := range runs {
+			if r.end-r.start < n && (shortest < 0 || r.end-r.start < runs[shortest].end-runs[shortest].start) {
+				shortest = i
+			}
+		}
+		if shortest < 0 {
+			break
+		}
+		// Flip it to its neighbours' label and merge.
+		other := 1 - runs[shortest].label
+		runs[shortest].label = other
+		var merged []run
+		for _, r := range runs {
+			if k := len(merged); k > 0 && merged[k-1].label == r.label {
+				merged[k-1].end = r.end
+				continue
+			}
+			merged = append(merged, r)
+		}
+		runs = merged
+	}
+	return runs
+}

@@ -1,0 +1,241 @@
+package app_test
+
+// An integration test of the transcribe stage with the real MP3 chunker and
+// speech client against an engine that refuses requests over 25 MB, as
+// OpenAI's does: a two-hour recording goes through in pieces, stitched back
+// without a word doubled or dropped, in flat memory.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"hyscribe/adapters/asr"
+	"hyscribe/adapters/mp3"
+	"hyscribe/adapters/mp3/mp3test"
+	"hyscribe/app"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// longBlobs serves the generated recording under every key.
+type longBlobs struct{ long *mp3test.LongSpeech }
+
+func (b longBlobs) Put(context.Context, string, io.Reader, int64) (int64, error) {
+	return 0, fmt.Errorf("read-only")
+}
+func (b longBlobs) Open(context.Context, string) (io.ReadCloser, error) { return b.long.Open() }
+func (b longBlobs) Delete(context.Context, string) error                { return nil }
+
+// wordFinder hears a "word" in every run of frames that code something, as
+// the fake engine and the expectation both do. Frames are the fixture's
+// 144-byte MPEG-2 16 kHz mono frames.
+type wordFinder struct {
+	frame  []byte
+	n      int // frames seen
+	start  int // first frame of the current run, -1 outside one
+	words  []domain.Word
+	prefix string
+}
+
+func newWordFinder(prefix string) *wordFinder { return &wordFinder{start: -1, prefix: prefix} }
+
+func (f *wordFinder) Write(p []byte) (int, error) {
+	for _, c := range p {
+		f.frame = append(f.frame, c)
+		if len(f.frame) == mp3test.FrameBytes {
+			// part2_3_length: 12 bits after main_data_begin (8) and the
+			// private bit (1) of the side information after the header.
+			side := f.frame[4:]
+			p23 := int(side[1]&0x7F)<<5 | int(side[2]>>3)
+			f.step(p23 > 0)
+			f.frame = f.frame[:0]
+		}
+	}
+	return len(p), nil
+}
+
+func (f *wordFinder) step(sound bool) {
+	switch {
+	case sound && f.start < 0:
+		f.start = f.n
+	case !sound && f.start >= 0:
+		f.emit()
+	}
+	f.n++
+}
+
+func (f *wordFinder) emit() {
+	w := domain.Word{Start: float64(f.start) * mp3test.FrameSeconds, End: float64(f.n) * mp3test.FrameSeconds, Word: f.prefix}
+	f.words = append(f.words, w)
+	f.start = -1
+}
+
+func (f *wordFinder) finish() []domain.Word {
+	if f.start >= 0 {
+		f.emit()
+	}
+	return f.words
+}
+
+// limitedEngine is an OpenAI-style endpoint that answers 413 above maxBytes.
+func limitedEngine(t *testing.T, maxBytes int64, requests *atomic.Int32, peakConcurrent *atomic.Int32) *httptest.Server {
+	var inFlight atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peakConcurrent.Load(); n > p && !peakConcurrent.CompareAndSwap(p, n); p = peakConcurrent.Load() {
+		}
+		requests.Add(1)
+		mr, err := r.MultipartReader()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var finder *wordFinder
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			if part.FormName() != "file" {
+				continue
+			}
+			finder = newWordFinder("բառ")
+			size, err := io.Copy(finder, io.LimitReader(part, maxBytes+1))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			if size > maxBytes {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				fmt.Fprintf(w, `{"error":{"message":"Maximum content size limit (%d) exceeded","type":"invalid_request_error"}}`, maxBytes)
+				return
+			}
+		}
+		if finder == nil {
+			http.Error(w, "no file", http.StatusBadRequest)
+			return
+		}
+		words := finder.finish()
+		type seg struct {
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+			Text  string  `json:"text"`
+		}
+		var segs []seg
+		var texts []string
+		for _, wd := range words {
+			segs = append(segs, seg{wd.Start, wd.End, wd.Word})
+			texts = append(texts, wd.Word)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"task": "transcribe", "language": "armenian", "duration": float64(finder.n) * mp3test.FrameSeconds,
+			"text": strings.Join(texts, " "), "segments": segs, "words": words,
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestTwoHourRecordingIsChunkedUnderTheEnginesLimit(t *testing.T) {
+	const limit = 25_000_000
+	long := mp3test.NewLongSpeech(t, 2*3600)
+	if long.Size() <= limit {
+		t.Fatalf("the recording is %d bytes, not over the engine's limit", long.Size())
+	}
+	var requests, peakConcurrent atomic.Int32
+	srv := limitedEngine(t, limit, &requests, &peakConcurrent)
+	client, err := asr.New(asr.Config{BaseURL: srv.URL + "/v1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := asr.Guard(client, asr.GuardConfig{Concurrency: 2})
+
+	// Whole, the recording is refused: the limit is real.
+	if _, err := engine.Recognize(context.Background(), ports.AudioFile{Name: "audio.mp3", Open: long.Open}); !domain.IsPermanent(err) || !strings.Contains(err.Error(), "413") {
+		t.Fatalf("whole recording: %v", err)
+	}
+	requests.Store(0)
+
+	// What the engine hears in the whole recording, in one streaming pass.
+	want := newWordFinder("բառ")
+	r, _ := long.Open()
+	io.Copy(want, r)
+	wantWords := want.finish()
+
+	w := newWorld(t)
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(),
+		app.WithChunking(mp3.Chunker{}, ports.ChunkLimits{MaxBytes: 24 << 20, MaxSeconds: 3600}, 4))
+	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
+	p := w.account(domain.PlanBusiness, 3*3600)
+	res := w.newJob(p, `{"type":"single_voice"}`)
+	w.put(res.DocID, fmt.Sprintf("MP3 %.3f 1", long.Seconds()))
+
+	var peak atomic.Uint64
+	stop := sampleHeap(&peak)
+	start := time.Now()
+	w.drain()
+	stop()
+	j := w.job(res.DocID)
+	t.Logf("%.0f s recording, %.1f MB: %d requests (at most %d at once) in %v; peak heap in use %.1f MB",
+		long.Seconds(), float64(long.Size())/1e6, requests.Load(), peakConcurrent.Load(), time.Since(start).Round(time.Millisecond), float64(peak.Load())/1e6)
+	if j.Status != domain.StatusTranscribed {
+		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+	if requests.Load() < 2 || peakConcurrent.Load() > 2 {
+		t.Fatalf("%d requests, %d at once", requests.Load(), peakConcurrent.Load())
+	}
+	// Every word once, at its absolute time: nothing doubled or dropped at
+	// the seams.
+	if len(j.Segments) != len(wantWords) {
+		t.Fatalf("%d words after stitching, the whole recording has %d", len(j.Segments), len(wantWords))
+	}
+	for i, s := range j.Segments {
+		if math.Abs(s.Start-wantWords[i].Start) > 1e-6 || math.Abs(s.End-wantWords[i].End) > 1e-6 {
+			t.Fatalf("word %d at %.3f–%.3f, want %.3f–%.3f", i, s.Start, s.End, wantWords[i].Start, wantWords[i].End)
+		}
+	}
+	if peak.Load() > 64<<20 {
+		t.Errorf("peak heap %d bytes: memory is not flat", peak.Load())
+	}
+}
+
+// sampleHeap records the largest heap in use until stop is called.
+func sampleHeap(peak *atomic.Uint64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
