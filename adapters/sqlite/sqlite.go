@@ -53,6 +53,7 @@ var _ interface {
 	ports.RateCounter
 	ports.Outbox
 	ports.DeliveryStore
+	ports.AnalysisStore
 } = (*Store)(nil)
 
 // Open opens (creating if needed) the database file at path and brings its

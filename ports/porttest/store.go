@@ -34,6 +34,7 @@ type Stores interface {
 	ports.RateCounter
 	ports.Outbox
 	ports.DeliveryStore
+	ports.AnalysisStore
 }
 
 // Store runs the contract suite. open must return a new, empty store for each
@@ -49,6 +50,8 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Accounts", accountTests},
 		{"APIKeys", apiKeyTests},
 		{"Checklists", checklistTests},
+		{"ChecklistVersions", checklistVersionTests},
+		{"Analyses", analysisTests},
 		{"RateCounter", rateCounterTests},
 		{"Outbox", outboxTests},
 		{"Deliveries", deliveryTests},
@@ -333,7 +336,7 @@ func audioInfo(seconds float64) domain.AudioInfo {
 func transcribedJob(t *testing.T, id string, acct *domain.Account) (domain.Job, []domain.Event) {
 	t.Helper()
 	at := t0.Add(-time.Hour + 456789*time.Nanosecond).In(time.FixedZone("AMT", 4*3600))
-	req := domain.CreateRequest{Type: domain.TypePhoneCall, Metadata: json.RawMessage(meta), ChecklistID: "cl-sales"}
+	req := domain.CreateRequest{Type: domain.TypePhoneCall, Metadata: json.RawMessage(meta), ChecklistID: "cl-sales", ChecklistVersion: 3}
 	j, evs := domain.NewJob(domain.DocID(id), acct.ID, req, at, domain.UploadWindow)
 	step := func(e []domain.Event, err error) {
 		t.Helper()

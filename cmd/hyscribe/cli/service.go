@@ -80,6 +80,7 @@ type storeCloser interface {
 	ports.RateCounter
 	ports.Outbox
 	ports.DeliveryStore
+	ports.AnalysisStore
 	Close() error
 }
 
