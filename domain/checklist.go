@@ -31,6 +31,9 @@ type QuestionResult struct {
 	Answer   string     `json:"answer"` // yes | no | unclear
 	Score    float64    `json:"score"`
 	Evidence []Evidence `json:"evidence"`
+	// Reason says why an answer is "unclear" when the analyser knows
+	// (an additive field beside DESIGN §2's four).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Evidence is a transcript excerpt supporting an answer.
