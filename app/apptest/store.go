@@ -32,7 +32,7 @@ type Store struct {
 	mu         sync.Mutex
 	jobs       map[domain.DocID]domain.Job
 	accounts   map[domain.AccountID]domain.Account
-	keys       []domain.APIKey // in insertion order
+	keys       []domain.APIKey               // in insertion order
 	checklists map[string][]domain.Checklist // every version, oldest first
 	analyses   map[domain.DocID]domain.Analysis
 	rates      map[rateKey]int
