@@ -3,6 +3,7 @@ module hyscribe
 go 1.26.0
 
 require (
+	github.com/ClickHouse/clickhouse-go/v2 v2.50.0
 	github.com/cucumber/godog v0.15.1
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/hajimehoshi/go-mp3 v0.3.4
@@ -16,7 +17,6 @@ require (
 
 require (
 	github.com/ClickHouse/ch-go v0.74.0 // indirect
-	github.com/ClickHouse/clickhouse-go/v2 v2.50.0 // indirect
 	github.com/andybalholm/brotli v1.2.6 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cucumber/gherkin/go/v26 v26.2.0 // indirect
