@@ -3,6 +3,9 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 DATA ?= ./data
+# The ClickHouse server .ci/clickhouse.sh starts for the tests (native port).
+CLICKHOUSE_TEST_DSN ?= clickhouse://127.0.0.1:19000/default
+export CLICKHOUSE_TEST_DSN
 
 .PHONY: run build test test-short bdd bench lint deps fmt clean
 
@@ -27,14 +30,14 @@ test: deps
 
 ## test-short: the tests that need no outside server or tool
 test-short:
-	$(GO) test -short -count=1 $(PKGS)
+	CLICKHOUSE_TEST_DSN= $(GO) test -short -count=1 $(PKGS)
 
 ## bdd: the godog scenarios only (features/*.feature)
 bdd: deps
 	$(GO) test -race -count=1 -v ./features/
 
-## bench: Go benchmarks of the hot paths; prints figures
-bench:
+## bench: Go benchmarks of the hot paths; prints figures (the ClickHouse sink in rows/s)
+bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
