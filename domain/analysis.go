@@ -144,11 +144,12 @@ func ChecklistWeights(c Checklist) map[string]float64 {
 
 // ChecklistReport is the analytics summary of one checklist over a period.
 type ChecklistReport struct {
-	AccountID   AccountID
-	ChecklistID string
-	From, To    time.Time // [From, To)
-	Questions   []QuestionStats
-	Days        []DayStats
+	AccountID   AccountID       `json:"accountId"`
+	ChecklistID string          `json:"checklistId"`
+	From        time.Time       `json:"from"` // inclusive
+	To          time.Time       `json:"to"`   // exclusive
+	Questions   []QuestionStats `json:"questions"`
+	Days        []DayStats      `json:"days"`
 }
 
 // QuestionStats are one question's answers over the period.
