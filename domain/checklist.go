@@ -67,6 +67,9 @@ func ParseChecklistFile(b []byte) (ChecklistFile, error) {
 		if strings.TrimSpace(q.ID) == "" || strings.TrimSpace(q.Text) == "" {
 			return f, Invalid("invalid_checklist", "question %d needs an \"id\" and a \"text\"", i+1)
 		}
+		if q.Weight < 0 || q.Weight != q.Weight {
+			return f, Invalid("invalid_checklist", "question %q: \"weight\" must be a positive number", q.ID)
+		}
 		if seen[q.ID] {
 			return f, Invalid("invalid_checklist", "question id %q is used twice", q.ID)
 		}
