@@ -183,3 +183,29 @@ func TestAnalysisTransientFailureIsRetriedThenGivenUp(t *testing.T) {
 		t.Fatalf("analysis replaced")
 	}
 }
+
+func TestRepeatedEventsAnalyseAndAnnounceOnce(t *testing.T) {
+	w := newWorld(t)
+	p := w.account(domain.PlanBusiness, 60)
+	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
+	c := w.checklist(p, salesChecklist)
+	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
+	w.put(res.DocID, "MP3 5 1")
+	events := w.drain()
+	first, _ := w.store.AnalysisByDoc(w.ctx, res.DocID)
+	calls := w.analyzer.calls
+	for _, ev := range events { // every event a second time, analysis.ready included
+		for _, h := range w.handlers[ev.Topic] {
+			if err := h(w.ctx, ev); err != nil {
+				t.Fatalf("repeat of %s: %v", ev.ID, err)
+			}
+		}
+	}
+	w.notify.Wait()
+	if again, _ := w.store.AnalysisByDoc(w.ctx, res.DocID); again.ID != first.ID || w.analyzer.calls != calls {
+		t.Fatalf("a repeat analysed again: %s → %s, %d → %d calls", first.ID, again.ID, calls, w.analyzer.calls)
+	}
+	if n := len(analysisRequests(w)); n != 1 {
+		t.Fatalf("analysis_ready sent %d times", n)
+	}
+}
