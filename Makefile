@@ -38,7 +38,7 @@ bdd: deps
 
 ## bench: Go benchmarks of the hot paths; prints figures (the ClickHouse sink in rows/s)
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
 lint:

@@ -161,19 +161,36 @@ func (s *Store) Write(ctx context.Context, events []domain.Event) error {
 	return nil
 }
 
+// resultCols and analysisCols hold a batch column by column: the driver
+// appends a whole column at once, far cheaper than row by row.
+type resultCols struct {
+	account, checklist, analysis, question, doc, name, text, answer []string
+	version                                                         []uint32
+	score, weight                                                   []float64
+	evidence, ms                                                    []uint16
+	at                                                              []time.Time
+}
+
+type analysisCols struct {
+	account, checklist, analysis, doc, name, status, errs []string
+	version                                               []uint32
+	questions, yes, no, unclear, ms                       []uint16
+	score                                                 []float64
+	at                                                    []time.Time
+}
+
+func appendColumns(b driver.Batch, cols ...any) error {
+	for i, c := range cols {
+		if err := b.Column(i).Append(c); err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
 func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error {
-	rb, err := s.conn.PrepareBatch(ctx, `INSERT INTO checklist_results (account_id, checklist_id, analysis_id, question_id,
-		doc_id, checklist_version, checklist_name, question, answer, score, weight, evidence_count, analysed_at, analysed_ms)`)
-	if err != nil {
-		return fmt.Errorf("clickhouse.Write: results: %w", err)
-	}
-	defer rb.Abort()
-	ab, err := s.conn.PrepareBatch(ctx, `INSERT INTO analyses (account_id, checklist_id, analysis_id, doc_id, checklist_version,
-		checklist_name, status, error, questions, yes, no, unclear, score, analysed_at, analysed_ms)`)
-	if err != nil {
-		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
-	}
-	defer ab.Abort()
+	var r resultCols
+	var a analysisCols
 	for _, ev := range events {
 		var d domain.AnalysisReadyData
 		if err := ev.DecodeData(&d); err != nil {
@@ -182,12 +199,12 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 		at, ms := splitMs(d.AnalysedAt)
 		var yes, no, unclear uint16
 		var weighted, weights float64
-		for qid, r := range d.Results {
+		for qid, res := range d.Results {
 			w := d.Weights[qid]
 			if w <= 0 {
 				w = 1
 			}
-			switch r.Answer {
+			switch res.Answer {
 			case domain.AnswerYes:
 				yes++
 			case domain.AnswerNo:
@@ -195,26 +212,65 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 			default:
 				unclear++
 			}
-			weighted += w * r.Score
+			weighted += w * res.Score
 			weights += w
-			if err := rb.Append(string(ev.AccountID), d.ChecklistID, d.AnalysisID, qid, string(ev.DocID), uint32(d.ChecklistVersion),
-				d.ChecklistName, r.Question, r.Answer, r.Score, w, uint16(min(len(r.Evidence), 65535)), at, ms); err != nil {
-				return fmt.Errorf("clickhouse.Write: results: %w", err)
-			}
+			r.account = append(r.account, string(ev.AccountID))
+			r.checklist = append(r.checklist, d.ChecklistID)
+			r.analysis = append(r.analysis, d.AnalysisID)
+			r.question = append(r.question, qid)
+			r.doc = append(r.doc, string(ev.DocID))
+			r.version = append(r.version, uint32(d.ChecklistVersion))
+			r.name = append(r.name, d.ChecklistName)
+			r.text = append(r.text, res.Question)
+			r.answer = append(r.answer, res.Answer)
+			r.score = append(r.score, res.Score)
+			r.weight = append(r.weight, w)
+			r.evidence = append(r.evidence, uint16(min(len(res.Evidence), 65535)))
+			r.at = append(r.at, at)
+			r.ms = append(r.ms, ms)
 		}
 		score := 0.0
 		if weights > 0 {
 			score = weighted / weights
 		}
-		if err := ab.Append(string(ev.AccountID), d.ChecklistID, d.AnalysisID, string(ev.DocID), uint32(d.ChecklistVersion),
-			d.ChecklistName, d.Status, d.Error, uint16(min(len(d.Results), 65535)), yes, no, unclear, score, at, ms); err != nil {
-			return fmt.Errorf("clickhouse.Write: analyses: %w", err)
-		}
+		a.account = append(a.account, string(ev.AccountID))
+		a.checklist = append(a.checklist, d.ChecklistID)
+		a.analysis = append(a.analysis, d.AnalysisID)
+		a.doc = append(a.doc, string(ev.DocID))
+		a.version = append(a.version, uint32(d.ChecklistVersion))
+		a.name = append(a.name, d.ChecklistName)
+		a.status = append(a.status, d.Status)
+		a.errs = append(a.errs, d.Error)
+		a.questions = append(a.questions, uint16(min(len(d.Results), 65535)))
+		a.yes, a.no, a.unclear = append(a.yes, yes), append(a.no, no), append(a.unclear, unclear)
+		a.score = append(a.score, score)
+		a.at = append(a.at, at)
+		a.ms = append(a.ms, ms)
 	}
-	if rb.Rows() > 0 {
+	if len(r.account) > 0 {
+		rb, err := s.conn.PrepareBatch(ctx, `INSERT INTO checklist_results (account_id, checklist_id, analysis_id, question_id,
+			doc_id, checklist_version, checklist_name, question, answer, score, weight, evidence_count, analysed_at, analysed_ms)`)
+		if err != nil {
+			return fmt.Errorf("clickhouse.Write: results: %w", err)
+		}
+		defer rb.Abort()
+		if err := appendColumns(rb, r.account, r.checklist, r.analysis, r.question, r.doc, r.version, r.name, r.text,
+			r.answer, r.score, r.weight, r.evidence, r.at, r.ms); err != nil {
+			return fmt.Errorf("clickhouse.Write: results: %w", err)
+		}
 		if err := rb.Send(); err != nil {
 			return fmt.Errorf("clickhouse.Write: results: %w", err)
 		}
+	}
+	ab, err := s.conn.PrepareBatch(ctx, `INSERT INTO analyses (account_id, checklist_id, analysis_id, doc_id, checklist_version,
+		checklist_name, status, error, questions, yes, no, unclear, score, analysed_at, analysed_ms)`)
+	if err != nil {
+		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
+	}
+	defer ab.Abort()
+	if err := appendColumns(ab, a.account, a.checklist, a.analysis, a.doc, a.version, a.name, a.status, a.errs,
+		a.questions, a.yes, a.no, a.unclear, a.score, a.at, a.ms); err != nil {
+		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
 	}
 	if err := ab.Send(); err != nil {
 		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
