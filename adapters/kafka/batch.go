@@ -14,7 +14,9 @@ import (
 
 // BatchHandler handles a batch of events at once. It returns nil once every
 // event's effects are stored; it may be given events it stored before
-// (redelivery after a crash) and must then store them as if once.
+// (redelivery after a crash) and must then store them as if once. A
+// domain.Permanent error means some event of the batch can never be stored:
+// the consumer then narrows the batch down to that event and skips it.
 type BatchHandler func(ctx context.Context, events []domain.Event) error
 
 // BatchConsumerConfig configures a BatchConsumer. Brokers, Group, Topics and
@@ -159,6 +161,17 @@ func (c *BatchConsumer) handle(ctx context.Context, events []domain.Event) bool 
 		}
 		if ctx.Err() != nil {
 			return false
+		}
+		if domain.IsPermanent(err) {
+			// Some event can never be stored: halve the batch until it is
+			// found, store the rest, and skip it with an error in the log,
+			// so one bad event cannot stop analytics for good.
+			if len(events) == 1 {
+				c.cfg.Logger.Error("skipping an event the sink refuses", "id", events[0].ID, "topic", events[0].Topic, "err", err)
+				return true
+			}
+			mid := len(events) / 2
+			return c.handle(ctx, events[:mid]) && c.handle(ctx, events[mid:])
 		}
 		c.cfg.Logger.Warn("batch failed; retrying", "events", len(events), "attempt", attempt, "retryIn", wait, "err", err)
 		select {

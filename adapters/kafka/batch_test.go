@@ -78,3 +78,52 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 		t.Fatalf("%d batches for %d events: no batching", len(batches), len(events))
 	}
 }
+
+func TestBatchConsumerSkipsOnlyAPoisonEvent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster")
+	}
+	e := startCluster(t)
+	const topic = "batch.poison.v1"
+	ensureTopics(t, e.Addrs(), 1, topic)
+	var events []domain.Event
+	for i := 0; i < 50; i++ {
+		events = append(events, testEvent(topic, "doc", i))
+	}
+	publish(t, newPublisher(t, e.Addrs()), events...)
+	var mu sync.Mutex
+	stored := map[int]bool{}
+	handler := func(_ context.Context, evs []domain.Event) error {
+		for _, ev := range evs {
+			if seqOf(t, ev) == 17 {
+				return domain.Permanent(errors.New("cannot be stored"))
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ev := range evs {
+			stored[seqOf(t, ev)] = true
+		}
+		return nil
+	}
+	c, err := NewBatchConsumer(BatchConsumerConfig{Brokers: e.Addrs(), Group: "hyscribe-poison", Topics: []string{topic}, Handler: handler,
+		MaxBatch: 50, MaxWait: 200 * time.Millisecond, Logger: testLogger(t), ClientOpts: testClientOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	eventually(t, 20*time.Second, "offsets committed past the poison event", func() bool {
+		return sum(committed(t, e.Addrs(), "hyscribe-poison", topic)) == int64(len(events))
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stored) != 49 || stored[17] {
+		t.Fatalf("stored %d events (poison stored: %v), want the 49 others", len(stored), stored[17])
+	}
+}
