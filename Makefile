@@ -7,6 +7,9 @@ DATA ?= ./data
 # schema in it. Unset it (make test HYSCRIBE_TEST_DATABASE_URL=) to skip them.
 HYSCRIBE_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export HYSCRIBE_TEST_DATABASE_URL
+# The ClickHouse server .ci/clickhouse.sh starts for the tests (native port).
+CLICKHOUSE_TEST_DSN ?= clickhouse://127.0.0.1:19000/default
+export CLICKHOUSE_TEST_DSN
 
 .PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean
 
@@ -31,7 +34,7 @@ test: deps
 
 ## test-short: the tests that need no outside server or tool
 test-short:
-	$(GO) test -short -count=1 $(PKGS)
+	CLICKHOUSE_TEST_DSN= $(GO) test -short -count=1 $(PKGS)
 
 ## bdd: the godog scenarios only (features/*.feature)
 bdd: deps
@@ -47,9 +50,9 @@ eval: eval-deps
 eval-deps:
 	bash .ci/eval-deps.sh
 
-## bench: Go benchmarks of the hot paths (Postgres ones included); prints figures
+## bench: Go benchmarks of the hot paths; prints figures (Postgres ones, the ClickHouse sink in rows/s)
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
 lint:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the outside tools the tests use, on a fresh Debian machine, and
-# starts nothing that is already running. Idempotent; quiet when all is there.
+# starts the servers they need unless already running. Idempotent; quiet
+# when all is there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 apt_updated=""
@@ -14,6 +16,11 @@ apt_install() {
 
 need_pkgs=()
 command -v kcat >/dev/null 2>&1 || need_pkgs+=(kcat)
+command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
+# policy-rc.d may refuse to start the packaged ClickHouse service: that is
+# fine, .ci/clickhouse.sh starts the tests' own server below.
+command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)
+command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from
@@ -60,3 +67,4 @@ if command -v psql >/dev/null 2>&1 && ! pg_trusts; then
 fi
 
 go mod download
+bash .ci/clickhouse.sh

@@ -178,6 +178,32 @@ func (s *sender) Requests() []ports.WebhookRequest {
 	return append([]ports.WebhookRequest(nil), s.reqs...)
 }
 
+// analyzer answers "yes" to every question whose first expected phrase is in
+// the transcript, "no" otherwise; err, when set, is returned instead.
+type analyzer struct {
+	mu    sync.Mutex
+	err   error
+	calls int
+}
+
+func (a *analyzer) Analyze(_ context.Context, in ports.AnalysisInput, qs []domain.Question) (map[string]domain.QuestionResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.calls++
+	if a.err != nil {
+		return nil, a.err
+	}
+	out := map[string]domain.QuestionResult{}
+	for _, q := range qs {
+		r := domain.QuestionResult{Answer: domain.AnswerNo}
+		if len(q.Expect) > 0 && strings.Contains(in.Transcription, q.Expect[0]) {
+			r = domain.QuestionResult{Answer: domain.AnswerYes, Score: 1, Evidence: []domain.Evidence{{Text: q.Expect[0]}}}
+		}
+		out[q.ID] = r
+	}
+	return out, nil
+}
+
 // world wires every use case to fakes, as cmd/hyscribe wires them to adapters.
 type world struct {
 	t        *testing.T
@@ -195,6 +221,8 @@ type world struct {
 	tr       *app.TranscribeAudio
 	enrich   *app.EnrichTranscript
 	notify   *app.NotifyReceiver
+	analyzer *analyzer
+	analyze  *app.AnalyzeTranscript
 	fail     *app.FailJob
 	sweeper  *app.Sweeper
 	handlers map[string][]func(context.Context, domain.Event) error
@@ -217,14 +245,17 @@ func newWorld(t *testing.T) *world {
 	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir())
 	w.enrich = app.NewEnrichTranscript(s, summarizer{}, nil, w.clock, nil)
 	w.notify = app.NewNotifyReceiver(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
+	w.analyzer = &analyzer{}
+	w.analyze = app.NewAnalyzeTranscript(s, s, s, w.analyzer, nil, w.clock, nil)
 	w.fail = app.NewFailJob(s, w.clock)
 	w.sweeper = app.NewSweeper(s, w.clock, nil)
 	w.handlers = map[string][]func(context.Context, domain.Event) error{
 		domain.TopicAudioUploaded:        {w.process.Handle},
 		domain.TopicAudioProcessed:       {w.tr.Handle},
 		domain.TopicTranscriptRecognised: {w.enrich.Handle},
-		domain.TopicTranscriptReady:      {w.notify.Handle},
+		domain.TopicTranscriptReady:      {w.notify.Handle, w.analyze.Handle},
 		domain.TopicJobStatus:            {w.notify.Handle},
+		domain.TopicAnalysisReady:        {w.notify.Handle},
 	}
 	return w
 }

@@ -55,6 +55,9 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 		if err != nil {
 			return CreateResult{}, fmt.Errorf("create job: %w", err)
 		}
+		// The job keeps the version it was created with: editing the
+		// checklist later does not change what this job is analysed against.
+		req.ChecklistVersion = c.Version
 	}
 	now := uc.clock.Now()
 	job, events := domain.NewJob(domain.DocID(NewID()), p.Account.ID, req, now, uc.uploadTTL)

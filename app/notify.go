@@ -47,12 +47,14 @@ func NewNotifyReceiver(jobs ports.JobStore, accounts ports.AccountStore, deliver
 		publicURL: publicURL, log: log, slots: make(chan struct{}, maxInFlight)}
 }
 
-// Handle reacts to hyscribe.transcript.ready.v1 and to failures on
-// hyscribe.job.status.v1. A repeated event is recognised by its ID and
-// delivers nothing.
+// Handle reacts to hyscribe.transcript.ready.v1, to failures on
+// hyscribe.job.status.v1 and to hyscribe.analysis.ready.v1. A repeated event
+// is recognised by its ID and delivers nothing.
 func (uc *NotifyReceiver) Handle(ctx context.Context, ev domain.Event) error {
 	var failed bool
 	switch ev.Topic {
+	case domain.TopicAnalysisReady:
+		return uc.handleAnalysis(ctx, ev)
 	case domain.TopicTranscriptReady:
 	case domain.TopicJobStatus:
 		var st domain.JobStatusData
@@ -104,6 +106,44 @@ func (uc *NotifyReceiver) Handle(ctx context.Context, ev domain.Event) error {
 		return nil
 	}
 	uc.dispatch(d, acct.WebhookSecret)
+	return nil
+}
+
+// handleAnalysis delivers analysis_ready (spec §6.2) to the account's
+// analysis receiver (analysisWebhookURL, else webhookURL). A failed analysis
+// is not announced: §6.2 is sent "when the checklist analysis is complete",
+// and the failure is visible in the web application.
+func (uc *NotifyReceiver) handleAnalysis(ctx context.Context, ev domain.Event) error {
+	var data domain.AnalysisReadyData
+	if err := ev.DecodeData(&data); err != nil {
+		return domain.Permanent(err)
+	}
+	if data.Status != domain.AnalysisOK {
+		return nil
+	}
+	acct, err := uc.accounts.GetAccount(ctx, ev.AccountID)
+	if err != nil {
+		return ignoreMissing(err, "notify analysis")
+	}
+	url := acct.AnalysisReceiver()
+	if url == "" {
+		return nil
+	}
+	body, err := json.Marshal(domain.NewAnalysisReady(ev.DocID, data, acct.WebhookSecret, uc.publicURL))
+	if err != nil {
+		return domain.Permanent(fmt.Errorf("notify: encode analysis payload: %w", err))
+	}
+	d := domain.Delivery{
+		ID: NewID(), EventID: ev.ID, DocID: ev.DocID, AccountID: acct.ID, EventType: domain.EventAnalysisReady,
+		URL: url, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
+	}
+	first, err := uc.deliveries.BeginDelivery(ctx, d)
+	if err != nil {
+		return fmt.Errorf("notify analysis: %w", err)
+	}
+	if first {
+		uc.dispatch(d, acct.WebhookSecret)
+	}
 	return nil
 }
 

@@ -31,6 +31,9 @@ type QuestionResult struct {
 	Answer   string     `json:"answer"` // yes | no | unclear
 	Score    float64    `json:"score"`
 	Evidence []Evidence `json:"evidence"`
+	// Reason says why an answer is "unclear" when the analyser knows
+	// (an additive field beside DESIGN §2's four).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Evidence is a transcript excerpt supporting an answer.
@@ -63,6 +66,9 @@ func ParseChecklistFile(b []byte) (ChecklistFile, error) {
 	for i, q := range f.Questions {
 		if strings.TrimSpace(q.ID) == "" || strings.TrimSpace(q.Text) == "" {
 			return f, Invalid("invalid_checklist", "question %d needs an \"id\" and a \"text\"", i+1)
+		}
+		if q.Weight < 0 || q.Weight != q.Weight {
+			return f, Invalid("invalid_checklist", "question %q: \"weight\" must be a positive number", q.ID)
 		}
 		if seen[q.ID] {
 			return f, Invalid("invalid_checklist", "question id %q is used twice", q.ID)

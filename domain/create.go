@@ -14,6 +14,9 @@ type CreateRequest struct {
 	Type        JobType
 	Metadata    json.RawMessage // a JSON object, or empty when absent
 	ChecklistID string
+	// ChecklistVersion is not parsed: the use case sets it to the latest
+	// version of the checklist when the job is created.
+	ChecklistVersion int
 }
 
 // ParseCreateRequest validates a createTranscription body and says exactly

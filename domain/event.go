@@ -118,13 +118,14 @@ type RecognisedData struct {
 
 // TranscriptReadyData is the data of hyscribe.transcript.ready.v1.
 type TranscriptReadyData struct {
-	Type          JobType         `json:"type"`
-	Transcription string          `json:"transcription"`
-	Title         string          `json:"title"`
-	Resolution    string          `json:"resolution"`
-	LanguageCode  string          `json:"languageCode"`
-	ChecklistID   string          `json:"checklistId,omitempty"`
-	Metadata      json.RawMessage `json:"metadata"`
+	Type             JobType         `json:"type"`
+	Transcription    string          `json:"transcription"`
+	Title            string          `json:"title"`
+	Resolution       string          `json:"resolution"`
+	LanguageCode     string          `json:"languageCode"`
+	ChecklistID      string          `json:"checklistId,omitempty"`
+	ChecklistVersion int             `json:"checklistVersion,omitempty"`
+	Metadata         json.RawMessage `json:"metadata"`
 }
 
 // JobStatusData is the data of hyscribe.job.status.v1, one per state change.

@@ -50,15 +50,16 @@ const MaxDuration = 4 * time.Hour
 
 // Job is one transcription job and everything known about it.
 type Job struct {
-	ID              DocID
-	AccountID       AccountID
-	Type            JobType
-	Status          Status
-	Metadata        json.RawMessage // always a JSON object
-	ChecklistID     string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	UploadExpiresAt time.Time
+	ID               DocID
+	AccountID        AccountID
+	Type             JobType
+	Status           Status
+	Metadata         json.RawMessage // always a JSON object
+	ChecklistID      string
+	ChecklistVersion int // the checklist version analyses use, fixed at creation
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	UploadExpiresAt  time.Time
 
 	BlobKey    string // where the uploaded audio is kept
 	AudioBytes int64
@@ -102,7 +103,7 @@ func NewJob(id DocID, account AccountID, req CreateRequest, now time.Time, uploa
 	}
 	j := Job{
 		ID: id, AccountID: account, Type: req.Type, Status: StatusUploading,
-		Metadata: meta, ChecklistID: req.ChecklistID,
+		Metadata: meta, ChecklistID: req.ChecklistID, ChecklistVersion: req.ChecklistVersion,
 		CreatedAt: now, UpdatedAt: now, UploadExpiresAt: now.Add(uploadTTL),
 	}
 	return j, []Event{j.statusEvent(now, "")}
@@ -180,7 +181,7 @@ func (j *Job) Complete(now time.Time, title, resolution, language string) ([]Eve
 	j.Title, j.Resolution, j.LanguageCode = title, resolution, language
 	return j.move(now, StatusTranscribed, newEvent(TopicTranscriptReady, j, now, TranscriptReadyData{
 		Type: j.Type, Transcription: j.Transcription, Title: title, Resolution: resolution,
-		LanguageCode: language, ChecklistID: j.ChecklistID, Metadata: j.Metadata,
+		LanguageCode: language, ChecklistID: j.ChecklistID, ChecklistVersion: j.ChecklistVersion, Metadata: j.Metadata,
 	})), nil
 }
 

@@ -35,6 +35,8 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 		return ctx, nil
 	})
 
+	w.analysisSteps(sc)
+
 	// Accounts, set up with the hyscribe CLI as an operator would.
 	sc.Step(`^I have a (Business|Free) account with (\d+(?:\.\d+)?) seconds? of audio remaining$`, w.iHaveAccount)
 	sc.Step(`^another customer "([^"]+)" has a (Business|Free) account with (\d+(?:\.\d+)?) seconds? of audio remaining$`, w.anotherCustomer)

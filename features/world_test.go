@@ -161,11 +161,12 @@ func (w *world) provision(name, plan, seconds string) (*actor, error) {
 
 // accountView is what `hyscribe account update` prints.
 type accountView struct {
-	AccountID        string  `json:"accountId"`
-	Plan             string  `json:"plan"`
-	SecondsRemaining float64 `json:"secondsRemaining"`
-	WebhookURL       string  `json:"webhookURL"`
-	NotifyFailures   bool    `json:"notifyFailures"`
+	AccountID          string  `json:"accountId"`
+	Plan               string  `json:"plan"`
+	SecondsRemaining   float64 `json:"secondsRemaining"`
+	WebhookURL         string  `json:"webhookURL"`
+	AnalysisWebhookURL string  `json:"analysisWebhookURL"`
+	NotifyFailures     bool    `json:"notifyFailures"`
 }
 
 func (w *world) updateAccount(a *actor, flags ...string) (accountView, error) {

@@ -53,13 +53,88 @@ type AccountStore interface {
 	RevokeAPIKey(ctx context.Context, account domain.AccountID, id string, at time.Time) error
 }
 
-// ChecklistStore keeps QA checklists.
+// ChecklistStore keeps QA checklists, every version of each: editing a
+// checklist adds a version, and analyses read the version their job was
+// created with. A checklist of another account is domain.ErrNotFound,
+// exactly like a missing one, in every method.
 type ChecklistStore interface {
-	// CreateChecklist saves a checklist. domain.ErrConflict if the ID exists.
+	// CreateChecklist saves a checklist (its first version). domain.ErrConflict
+	// if the ID exists; domain.ErrNotFound if the account does not.
 	CreateChecklist(ctx context.Context, c domain.Checklist) error
-	// GetChecklist returns the account's checklist; a checklist of another
-	// account is domain.ErrNotFound, exactly like a missing one.
+	// GetChecklist returns the latest version of the account's checklist,
+	// archived or not (callers decide what archived means to them).
 	GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error)
+	// GetChecklistVersion returns one version; domain.ErrNotFound if absent.
+	GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error)
+	// AddChecklistVersion saves c as a new version of an existing checklist.
+	// c.Version must be exactly the latest version + 1, else domain.ErrConflict:
+	// of two racing edits of one version exactly one wins. Earlier versions
+	// are kept unchanged.
+	AddChecklistVersion(ctx context.Context, c domain.Checklist) error
+	// ListChecklists returns the latest version of each of the account's
+	// checklists, archived ones included, ordered by ID.
+	ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error)
+	// ArchiveChecklist marks every version archived: new jobs may no longer
+	// name it; jobs already created still analyse with their version.
+	// Archiving twice succeeds.
+	ArchiveChecklist(ctx context.Context, account domain.AccountID, id string) error
+}
+
+// Stores is every store port: one store adapter (SQLite, Postgres) provides
+// them all on one database, so a use case's writes share its transactions.
+type Stores interface {
+	JobStore
+	AccountStore
+	ChecklistStore
+	RateCounter
+	Outbox
+	DeliveryStore
+	AnalysisStore
+}
+
+// AnalysisStore keeps checklist analyses, one per job, for the web
+// application's history page.
+type AnalysisStore interface {
+	// SaveAnalysis saves a and its events (the outbox) in one transaction.
+	// A job has at most one analysis: a second save for a.DocID is
+	// domain.ErrConflict and saves nothing, so a replayed stage is a no-op.
+	SaveAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error
+	// GetAnalysis returns an analysis by its ID or domain.ErrNotFound.
+	GetAnalysis(ctx context.Context, id string) (domain.Analysis, error)
+	// AnalysisByDoc returns the job's analysis or domain.ErrNotFound.
+	AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error)
+}
+
+// AnalysisInput is the transcript an analyser reads.
+type AnalysisInput struct {
+	Type          domain.JobType
+	Transcription string
+	Segments      []domain.Segment // Speaker "1"/"2" for phone_call, "" otherwise
+}
+
+// ChecklistAnalyzer answers a checklist's questions about a transcript.
+type ChecklistAnalyzer interface {
+	// Analyze returns a result per question ID. Answers it cannot give are
+	// "unclear" with the reason, never an error: an error means the analyser
+	// itself is unavailable (wrapping domain.ErrUnavailable, worth a retry) or
+	// a domain.Permanent failure.
+	Analyze(ctx context.Context, in AnalysisInput, questions []domain.Question) (map[string]domain.QuestionResult, error)
+}
+
+// AnalyticsSink stores pipeline events for analytics (ClickHouse).
+type AnalyticsSink interface {
+	// Write stores a batch of events. It may be called again with events
+	// already written (redelivery): the stored result must be as if each
+	// was written once.
+	Write(ctx context.Context, events []domain.Event) error
+}
+
+// ChecklistAnalytics answers analytics questions about checklist results.
+type ChecklistAnalytics interface {
+	// ChecklistReport summarises the account's checklist over [from, to):
+	// per-question pass rates and average scores, per-day volumes. Each
+	// analysis counts once however often it was delivered.
+	ChecklistReport(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) (domain.ChecklistReport, error)
 }
 
 // RateCounter counts requests in fixed windows.

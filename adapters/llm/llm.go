@@ -1,5 +1,6 @@
 // Package llm is the chat-model adapter: a client of any OpenAI-compatible
-// POST {BaseURL}/chat/completions endpoint implementing ports.Summarizer.
+// POST {BaseURL}/chat/completions endpoint implementing ports.Summarizer and
+// ports.ChecklistAnalyzer (analyze.go).
 //
 // The model is asked, in JSON mode, for an Armenian title and summary of a
 // transcript. Its answer is checked rather than trusted: it must be a JSON

@@ -5,8 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"hyscribe/domain"
 )
+
+const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`
+
+func toDomainChecklist(row pgx.Row) (domain.Checklist, error) {
+	var c domain.Checklist
+	var questions string
+	var created int64
+	if err := row.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
+		return domain.Checklist{}, translate(err)
+	}
+	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
+		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
+	}
+	c.CreatedAt = fromMs(created)
+	return c, nil
+}
 
 // CreateChecklist saves a checklist. domain.ErrConflict if the ID exists in
 // any version or account; domain.ErrNotFound if the account does not exist.
@@ -35,19 +53,85 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 // GetChecklist returns the latest version of the account's checklist; one
 // of another account is domain.ErrNotFound, exactly like a missing one.
 func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	err := s.pool.QueryRow(ctx, `SELECT id, version, account_id, name, questions, archived, created_at
-		FROM checklists WHERE id = $1 AND account_id = $2
-		ORDER BY version DESC LIMIT 1`, id, string(account)).
-		Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created)
+	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2
+		ORDER BY version DESC LIMIT 1`, id, string(account)))
 	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklist: checklist %s: %w", id, translate(err))
+		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklist: checklist %s: %w", id, err)
 	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklist: checklist %s: decode questions: %w", id, err)
-	}
-	c.CreatedAt = fromMs(created)
 	return c, nil
+}
+
+// GetChecklistVersion returns one version of the account's checklist.
+func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2 AND version = $3`,
+		id, string(account), version))
+	if err != nil {
+		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
+	}
+	return c, nil
+}
+
+// AddChecklistVersion saves c as the next version of an existing checklist:
+// c.Version must be the latest plus one, so of two racing edits one wins and
+// the other is domain.ErrConflict (the primary key settles a tie).
+func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) error {
+	questions, err := json.Marshal(c.Questions)
+	if err != nil {
+		return fmt.Errorf("postgres.AddChecklistVersion: encode questions: %w", err)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var latest *int64
+		if err := tx.QueryRow(ctx, `SELECT MAX(version) FROM checklists WHERE id = $1 AND account_id = $2`,
+			c.ID, string(c.AccountID)).Scan(&latest); err != nil {
+			return translate(err)
+		}
+		if latest == nil {
+			return fmt.Errorf("checklist %s: %w", c.ID, domain.ErrNotFound)
+		}
+		if int64(c.Version) != *latest+1 {
+			return fmt.Errorf("checklist %s: version %d after %d: %w", c.ID, c.Version, *latest, domain.ErrConflict)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres.AddChecklistVersion: %w", err)
+	}
+	return nil
+}
+
+// ListChecklists returns the latest version of each of the account's checklists.
+func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (id) id, version, account_id, name, questions, archived, created_at
+		FROM checklists WHERE account_id = $1 ORDER BY id, version DESC`, string(account))
+	if err != nil {
+		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []domain.Checklist{}
+	for rows.Next() {
+		c, err := toDomainChecklist(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres.ListChecklists: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
+	}
+	return out, nil
+}
+
+// ArchiveChecklist marks every version of the account's checklist archived.
+func (s *Store) ArchiveChecklist(ctx context.Context, account domain.AccountID, id string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE checklists SET archived = true WHERE id = $1 AND account_id = $2`, id, string(account))
+	if err != nil {
+		return fmt.Errorf("postgres.ArchiveChecklist: %w", translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres.ArchiveChecklist: checklist %s: %w", id, domain.ErrNotFound)
+	}
+	return nil
 }

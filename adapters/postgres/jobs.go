@@ -15,7 +15,7 @@ import (
 var jobCols = []string{
 	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
 	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives",
+	"language_code", "error", "redrives", "checklist_version",
 }
 
 var (
@@ -58,7 +58,7 @@ func toJobRow(j domain.Job) ([]any, error) {
 		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
 		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives,
+		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
 	}, nil
 }
 
@@ -73,7 +73,7 @@ func (r *jobScan) dest() []any {
 	j := &r.j
 	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
 		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives}
+		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion}
 }
 
 func (r *jobScan) job() (domain.Job, error) {

@@ -47,14 +47,7 @@ type Store struct {
 	logger      *slog.Logger
 }
 
-var _ interface {
-	ports.JobStore
-	ports.AccountStore
-	ports.ChecklistStore
-	ports.RateCounter
-	ports.Outbox
-	ports.DeliveryStore
-} = (*Store)(nil)
+var _ ports.Stores = (*Store)(nil)
 
 // Open connects to the database at url (postgres://…; pool settings such
 // as pool_max_conns and runtime parameters such as search_path may be given

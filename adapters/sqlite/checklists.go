@@ -9,16 +9,39 @@ import (
 	"hyscribe/domain"
 )
 
+const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`
+
+func toDomainChecklist(sc scanner) (domain.Checklist, error) {
+	var c domain.Checklist
+	var questions string
+	var created int64
+	if err := sc.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
+		return domain.Checklist{}, translate(err)
+	}
+	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
+		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
+	}
+	c.CreatedAt = fromMs(created)
+	return c, nil
+}
+
+func insertChecklist(ctx context.Context, tx *sql.Tx, c domain.Checklist) error {
+	questions, err := json.Marshal(c.Questions)
+	if err != nil {
+		return fmt.Errorf("encode questions: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
+	return translate(err)
+}
+
 // CreateChecklist saves a checklist. domain.ErrConflict if the ID exists in
 // any version or account; domain.ErrNotFound if the account does not exist.
 func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
-	questions, err := json.Marshal(c.Questions)
-	if err != nil {
-		return fmt.Errorf("sqlite.CreateChecklist: encode questions: %w", err)
-	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		// The primary key is (id, version) so that versions can be added
-		// later; creating is of a new id, so any version of it conflicts.
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// The primary key is (id, version); creating is of a new id, so any
+		// version of it conflicts.
 		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM checklists WHERE id = ?)`, c.ID).Scan(&exists); err != nil {
 			return translate(err)
@@ -26,10 +49,7 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 		if exists {
 			return fmt.Errorf("checklist %s: %w", c.ID, domain.ErrConflict)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
-		return translate(err)
+		return insertChecklist(ctx, tx, c)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite.CreateChecklist: %w", err)
@@ -40,19 +60,82 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 // GetChecklist returns the latest version of the account's checklist; one
 // of another account is domain.ErrNotFound, exactly like a missing one.
 func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, version, account_id, name, questions, archived, created_at
-		FROM checklists WHERE id = ? AND account_id = ?
-		ORDER BY version DESC LIMIT 1`, id, string(account)).
-		Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created)
+	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ?
+		ORDER BY version DESC LIMIT 1`, id, string(account)))
 	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklist: checklist %s: %w", id, translate(err))
+		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklist: checklist %s: %w", id, err)
 	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklist: checklist %s: decode questions: %w", id, err)
-	}
-	c.CreatedAt = fromMs(created)
 	return c, nil
+}
+
+// GetChecklistVersion returns one version of the account's checklist.
+func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ? AND version = ?`,
+		id, string(account), version))
+	if err != nil {
+		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
+	}
+	return c, nil
+}
+
+// AddChecklistVersion saves c as the next version of an existing checklist.
+func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var latest sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(version) FROM checklists WHERE id = ? AND account_id = ?`,
+			c.ID, string(c.AccountID)).Scan(&latest); err != nil {
+			return translate(err)
+		}
+		if !latest.Valid {
+			return fmt.Errorf("checklist %s: %w", c.ID, domain.ErrNotFound)
+		}
+		if int64(c.Version) != latest.Int64+1 {
+			return fmt.Errorf("checklist %s: version %d after %d: %w", c.ID, c.Version, latest.Int64, domain.ErrConflict)
+		}
+		return insertChecklist(ctx, tx, c)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.AddChecklistVersion: %w", err)
+	}
+	return nil
+}
+
+// ListChecklists returns the latest version of each of the account's checklists.
+func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
+	rows, err := s.db.QueryContext(ctx, checklistSelect+` AS c WHERE account_id = ?
+		AND version = (SELECT MAX(version) FROM checklists WHERE id = c.id) ORDER BY id`, string(account))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.ListChecklists: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []domain.Checklist{}
+	for rows.Next() {
+		c, err := toDomainChecklist(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
+	}
+	return out, nil
+}
+
+// ArchiveChecklist marks every version of the account's checklist archived.
+func (s *Store) ArchiveChecklist(ctx context.Context, account domain.AccountID, id string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE checklists SET archived = 1 WHERE id = ? AND account_id = ?`, id, string(account))
+		if err != nil {
+			return translate(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("checklist %s: %w", id, domain.ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.ArchiveChecklist: %w", err)
+	}
+	return nil
 }

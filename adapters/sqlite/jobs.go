@@ -14,7 +14,7 @@ import (
 var jobCols = []string{
 	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
 	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives",
+	"language_code", "error", "redrives", "checklist_version",
 }
 
 var (
@@ -47,7 +47,7 @@ func toJobRow(j domain.Job) ([]any, error) {
 		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
 		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives,
+		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
 	}, nil
 }
 
@@ -57,7 +57,7 @@ func toDomainJob(sc scanner) (domain.Job, error) {
 	var created, updated, expires int64
 	err := sc.Scan(&j.ID, &j.AccountID, &j.Type, &j.Status, &meta, &j.ChecklistID, &created, &updated, &expires,
 		&j.BlobKey, &j.AudioBytes, &audio, &j.ReservedMs, &j.Transcription, &segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives)
+		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion)
 	if err != nil {
 		return domain.Job{}, translate(err)
 	}

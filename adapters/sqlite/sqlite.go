@@ -46,14 +46,7 @@ type Store struct {
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
 }
 
-var _ interface {
-	ports.JobStore
-	ports.AccountStore
-	ports.ChecklistStore
-	ports.RateCounter
-	ports.Outbox
-	ports.DeliveryStore
-} = (*Store)(nil)
+var _ ports.Stores = (*Store)(nil)
 
 // Open opens (creating if needed) the database file at path and brings its
 // schema up to date.

@@ -32,8 +32,9 @@ type Store struct {
 	mu         sync.Mutex
 	jobs       map[domain.DocID]domain.Job
 	accounts   map[domain.AccountID]domain.Account
-	keys       []domain.APIKey // in insertion order
-	checklists map[string]domain.Checklist
+	keys       []domain.APIKey               // in insertion order
+	checklists map[string][]domain.Checklist // every version, oldest first
+	analyses   map[domain.DocID]domain.Analysis
 	rates      map[rateKey]int
 	lastWindow time.Time
 	outbox     []outboxRow // in seq order
@@ -60,21 +61,15 @@ type outboxRow struct {
 // rateRetention is how long past windows are kept before Hit drops them.
 const rateRetention = 5 * time.Minute
 
-var _ interface {
-	ports.JobStore
-	ports.AccountStore
-	ports.ChecklistStore
-	ports.RateCounter
-	ports.Outbox
-	ports.DeliveryStore
-} = (*Store)(nil)
+var _ ports.Stores = (*Store)(nil)
 
 // NewStore returns an empty store.
 func NewStore() *Store {
 	return &Store{
 		jobs:       map[domain.DocID]domain.Job{},
 		accounts:   map[domain.AccountID]domain.Account{},
-		checklists: map[string]domain.Checklist{},
+		checklists: map[string][]domain.Checklist{},
+		analyses:   map[domain.DocID]domain.Analysis{},
 		rates:      map[rateKey]int{},
 		written:    make(chan struct{}, 1),
 	}
@@ -292,20 +287,132 @@ func (s *Store) CreateChecklist(_ context.Context, c domain.Checklist) error {
 	if _, ok := s.accounts[c.AccountID]; !ok {
 		return fmt.Errorf("apptest.CreateChecklist: account %s: %w", c.AccountID, domain.ErrNotFound)
 	}
-	s.checklists[c.ID] = copyChecklist(c)
+	s.checklists[c.ID] = []domain.Checklist{copyChecklist(c)}
 	return nil
 }
 
-// GetChecklist returns the account's checklist; another account's is
-// domain.ErrNotFound.
+// versions returns the account's checklist versions; nil if none.
+func (s *Store) versions(account domain.AccountID, id string) []domain.Checklist {
+	vs := s.checklists[id]
+	if len(vs) == 0 || vs[0].AccountID != account {
+		return nil
+	}
+	return vs
+}
+
+// GetChecklist returns the latest version of the account's checklist;
+// another account's is domain.ErrNotFound.
 func (s *Store) GetChecklist(_ context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.checklists[id]
-	if !ok || c.AccountID != account {
+	vs := s.versions(account, id)
+	if vs == nil {
 		return domain.Checklist{}, fmt.Errorf("apptest.GetChecklist: checklist %s: %w", id, domain.ErrNotFound)
 	}
-	return copyChecklist(c), nil
+	return copyChecklist(vs[len(vs)-1]), nil
+}
+
+// GetChecklistVersion returns one version of the account's checklist.
+func (s *Store) GetChecklistVersion(_ context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.versions(account, id) {
+		if c.Version == version {
+			return copyChecklist(c), nil
+		}
+	}
+	return domain.Checklist{}, fmt.Errorf("apptest.GetChecklistVersion: checklist %s v%d: %w", id, version, domain.ErrNotFound)
+}
+
+// AddChecklistVersion saves c as the next version of an existing checklist.
+func (s *Store) AddChecklistVersion(_ context.Context, c domain.Checklist) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.versions(c.AccountID, c.ID)
+	if vs == nil {
+		return fmt.Errorf("apptest.AddChecklistVersion: checklist %s: %w", c.ID, domain.ErrNotFound)
+	}
+	if latest := vs[len(vs)-1].Version; c.Version != latest+1 {
+		return fmt.Errorf("apptest.AddChecklistVersion: checklist %s: version %d after %d: %w", c.ID, c.Version, latest, domain.ErrConflict)
+	}
+	s.checklists[c.ID] = append(vs, copyChecklist(c))
+	return nil
+}
+
+// ListChecklists returns the latest version of each of the account's
+// checklists, ordered by ID.
+func (s *Store) ListChecklists(_ context.Context, account domain.AccountID) ([]domain.Checklist, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []domain.Checklist{}
+	for id := range s.checklists {
+		if vs := s.versions(account, id); vs != nil {
+			out = append(out, copyChecklist(vs[len(vs)-1]))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// ArchiveChecklist marks every version archived.
+func (s *Store) ArchiveChecklist(_ context.Context, account domain.AccountID, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.versions(account, id)
+	if vs == nil {
+		return fmt.Errorf("apptest.ArchiveChecklist: checklist %s: %w", id, domain.ErrNotFound)
+	}
+	for i := range vs {
+		vs[i].Archived = true
+	}
+	return nil
+}
+
+// SaveAnalysis saves the analysis and its events; a second analysis of one
+// job is domain.ErrConflict.
+func (s *Store) SaveAnalysis(_ context.Context, a domain.Analysis, events []domain.Event) error {
+	if err := checkEvents(events); err != nil {
+		return fmt.Errorf("apptest.SaveAnalysis: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.analyses[a.DocID]; ok {
+		return fmt.Errorf("apptest.SaveAnalysis: analysis of %s: %w", a.DocID, domain.ErrConflict)
+	}
+	for _, b := range s.analyses {
+		if b.ID == a.ID {
+			return fmt.Errorf("apptest.SaveAnalysis: analysis %s: %w", a.ID, domain.ErrConflict)
+		}
+	}
+	if _, ok := s.accounts[a.AccountID]; !ok {
+		return fmt.Errorf("apptest.SaveAnalysis: account %s: %w", a.AccountID, domain.ErrNotFound)
+	}
+	s.analyses[a.DocID] = copyAnalysis(a)
+	s.appendOutbox(events)
+	return nil
+}
+
+// GetAnalysis returns an analysis by ID.
+func (s *Store) GetAnalysis(_ context.Context, id string) (domain.Analysis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.analyses {
+		if a.ID == id {
+			return copyAnalysis(a), nil
+		}
+	}
+	return domain.Analysis{}, fmt.Errorf("apptest.GetAnalysis: %s: %w", id, domain.ErrNotFound)
+}
+
+// AnalysisByDoc returns the job's analysis.
+func (s *Store) AnalysisByDoc(_ context.Context, doc domain.DocID) (domain.Analysis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.analyses[doc]
+	if !ok {
+		return domain.Analysis{}, fmt.Errorf("apptest.AnalysisByDoc: %s: %w", doc, domain.ErrNotFound)
+	}
+	return copyAnalysis(a), nil
 }
 
 // Hit counts one request for key in window. When a new window appears,
@@ -491,6 +598,26 @@ func copyChecklist(c domain.Checklist) domain.Checklist {
 		c.Questions[i].Expect = slices.Clone(c.Questions[i].Expect)
 	}
 	return c
+}
+
+func copyAnalysis(a domain.Analysis) domain.Analysis {
+	results := make(map[string]domain.QuestionResult, len(a.Results))
+	for k, r := range a.Results {
+		r.Evidence = slices.Clone(r.Evidence)
+		for i, e := range r.Evidence {
+			if e.Speaker != nil {
+				v := *e.Speaker
+				r.Evidence[i].Speaker = &v
+			}
+			if e.Start != nil {
+				v := *e.Start
+				r.Evidence[i].Start = &v
+			}
+		}
+		results[k] = r
+	}
+	a.Results = results
+	return a
 }
 
 func copyDelivery(d domain.Delivery) domain.Delivery {

@@ -25,16 +25,9 @@ import (
 	"hyscribe/ports"
 )
 
-// Stores is everything a store adapter provides: the six store ports. (The
+// Stores is everything a store adapter provides: every store port. (The
 // suite itself is the function Store, so the interface takes the plural.)
-type Stores interface {
-	ports.JobStore
-	ports.AccountStore
-	ports.ChecklistStore
-	ports.RateCounter
-	ports.Outbox
-	ports.DeliveryStore
-}
+type Stores = ports.Stores
 
 // Store runs the contract suite. open must return a new, empty store for each
 // call (subtests run in parallel) and close it in t.Cleanup.
@@ -49,6 +42,8 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Accounts", accountTests},
 		{"APIKeys", apiKeyTests},
 		{"Checklists", checklistTests},
+		{"ChecklistVersions", checklistVersionTests},
+		{"Analyses", analysisTests},
 		{"RateCounter", rateCounterTests},
 		{"Outbox", outboxTests},
 		{"Deliveries", deliveryTests},
@@ -333,7 +328,7 @@ func audioInfo(seconds float64) domain.AudioInfo {
 func transcribedJob(t *testing.T, id string, acct *domain.Account) (domain.Job, []domain.Event) {
 	t.Helper()
 	at := t0.Add(-time.Hour + 456789*time.Nanosecond).In(time.FixedZone("AMT", 4*3600))
-	req := domain.CreateRequest{Type: domain.TypePhoneCall, Metadata: json.RawMessage(meta), ChecklistID: "cl-sales"}
+	req := domain.CreateRequest{Type: domain.TypePhoneCall, Metadata: json.RawMessage(meta), ChecklistID: "cl-sales", ChecklistVersion: 3}
 	j, evs := domain.NewJob(domain.DocID(id), acct.ID, req, at, domain.UploadWindow)
 	step := func(e []domain.Event, err error) {
 		t.Helper()

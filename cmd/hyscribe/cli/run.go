@@ -24,7 +24,7 @@ const usage = `hyscribe — Armenian transcription service
 usage:
   hyscribe serve                       everything in one process (embedded defaults)
   hyscribe api                         the HTTP API and the outbox relay only
-  hyscribe worker --stages a,b,...     pipeline stages only (process,transcribe,enrich,notify)
+  hyscribe worker --stages a,b,...     pipeline stages only (process,transcribe,enrich,notify,analyze,analytics)
   hyscribe account create --name N --plan business|free --seconds S
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
                           [--webhook-url U] [--webhook-secret S]
@@ -32,6 +32,12 @@ usage:
   hyscribe account key --account ID    issue another API key
   hyscribe checklist create --account ID --file F.json
   hyscribe migrate                     bring the database schema up to date and exit
+  hyscribe checklist update --account ID --checklist C --file F.json   (a new version)
+  hyscribe checklist list --account ID
+  hyscribe checklist show --account ID --checklist C [--version N]
+  hyscribe checklist archive --account ID --checklist C
+  hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
+                          (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
 
 Configuration comes from the environment; see the README.
 `
@@ -69,6 +75,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return checklistCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "migrate":
 		return migrateCmd(ctx, cfg, stdout)
+	case "report":
+		return reportCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -208,33 +216,99 @@ func accountJSON(a domain.Account) map[string]any {
 }
 
 func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New("checklist: expected create")
+	if len(args) == 0 {
+		return errors.New("checklist: expected create, list, show, update or archive")
 	}
-	fs := flag.NewFlagSet("checklist create", flag.ContinueOnError)
+	sub := args[0]
+	fs := flag.NewFlagSet("checklist "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	id := fs.String("account", "", "account ID")
+	account := fs.String("account", "", "account ID")
+	id := fs.String("checklist", "", "checklist ID")
 	file := fs.String("file", "", "checklist JSON file")
+	version := fs.Int("version", 0, "version to show (default: the latest)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *id == "" || *file == "" {
-		return errors.New("checklist create: --account and --file are required")
+	if *account == "" {
+		return fmt.Errorf("checklist %s: --account is required", sub)
 	}
-	def, err := os.ReadFile(*file)
-	if err != nil {
-		return fmt.Errorf("checklist create: %w", err)
+	needs := func(what ...string) error {
+		for _, w := range what {
+			if (w == "checklist" && *id == "") || (w == "file" && *file == "") {
+				return fmt.Errorf("checklist %s: --%s is required", sub, w)
+			}
+		}
+		return nil
+	}
+	var def []byte
+	switch sub {
+	case "create", "update":
+		if err := needs("file"); err != nil {
+			return err
+		}
+		var err error
+		if def, err = os.ReadFile(*file); err != nil {
+			return fmt.Errorf("checklist %s: %w", sub, err)
+		}
+	case "list":
+	case "show", "archive":
+	default:
+		return fmt.Errorf("checklist: unknown subcommand %q", sub)
+	}
+	if sub == "update" || sub == "show" || sub == "archive" {
+		if err := needs("checklist"); err != nil {
+			return err
+		}
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	c, err := app.NewProvision(store, store, ports.SystemClock{}).CreateChecklist(ctx, domain.AccountID(*id), def)
-	if err != nil {
-		return err
+	prov := app.NewProvision(store, store, ports.SystemClock{})
+	acct := domain.AccountID(*account)
+	switch sub {
+	case "create":
+		c, err := prov.CreateChecklist(ctx, acct, def)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // DESIGN §4's exact output
+	case "update":
+		c, err := prov.UpdateChecklist(ctx, acct, *id, def)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]any{"checklistId": c.ID, "version": c.Version})
+	case "list":
+		cs, err := prov.ListChecklists(ctx, acct)
+		if err != nil {
+			return err
+		}
+		out := make([]map[string]any, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, map[string]any{"checklistId": c.ID, "name": c.Name, "version": c.Version,
+				"questions": len(c.Questions), "archived": c.Archived, "updatedAt": c.CreatedAt})
+		}
+		return writeJSON(stdout, out)
+	case "show":
+		c, err := prov.ShowChecklist(ctx, acct, *id, *version)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, checklistJSON(c))
+	case "archive":
+		if err := prov.ArchiveChecklist(ctx, acct, *id); err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]any{"checklistId": *id, "archived": true})
 	}
-	return writeJSON(stdout, map[string]string{"checklistId": c.ID})
+	return nil
+}
+
+func checklistJSON(c domain.Checklist) map[string]any {
+	return map[string]any{"checklistId": c.ID, "name": c.Name, "version": c.Version, "archived": c.Archived,
+		"createdAt": c.CreatedAt, "questions": c.Questions}
 }
 
 func writeJSON(w io.Writer, v any) error {

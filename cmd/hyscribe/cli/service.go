@@ -16,8 +16,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hyscribe/adapters/analysis"
 	"hyscribe/adapters/asr"
 	"hyscribe/adapters/blob"
+	"hyscribe/adapters/clickhouse"
 	"hyscribe/adapters/diarize"
 	"hyscribe/adapters/extractive"
 	httpapi "hyscribe/adapters/http"
@@ -48,10 +50,14 @@ const (
 	StageTranscribe = "transcribe"
 	StageEnrich     = "enrich"
 	StageNotify     = "notify"
+	StageAnalyze    = "analyze"
+	// StageAnalytics is the ClickHouse sink; it runs only when
+	// CLICKHOUSE_DSN is set (DESIGN §4).
+	StageAnalytics = "analytics"
 )
 
 // AllStages is every stage, in pipeline order.
-var AllStages = []string{StageProcess, StageTranscribe, StageEnrich, StageNotify}
+var AllStages = []string{StageProcess, StageTranscribe, StageEnrich, StageNotify, StageAnalyze, StageAnalytics}
 
 func parseStages(s string) ([]string, error) {
 	var out []string
@@ -77,12 +83,7 @@ func parseStages(s string) ([]string, error) {
 
 // storeCloser is every store port plus Close.
 type storeCloser interface {
-	ports.JobStore
-	ports.AccountStore
-	ports.ChecklistStore
-	ports.RateCounter
-	ports.Outbox
-	ports.DeliveryStore
+	ports.Stores
 	Close() error
 }
 
@@ -120,6 +121,7 @@ type Service struct {
 	pub      *kafka.Publisher
 	web      *fiber.App
 	notify   *app.NotifyReceiver
+	sink     *clickhouse.Store
 
 	cancelStages context.CancelFunc // stage consumers
 	cancelWork   context.CancelFunc // relay, sweeper
@@ -282,11 +284,34 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit); attempts not counted.", "stage", "topic")
 	for _, stage := range stages {
 		var (
-			topics  []string
-			handler func(context.Context, domain.Event) error
-			giveUp  = true
+			topics   []string
+			handler  func(context.Context, domain.Event) error
+			giveUp   = true
+			onGiveUp kafka.GiveUpFunc
 		)
 		switch stage {
+		case StageAnalytics:
+			if err := s.startAnalytics(ctx, log, reg); err != nil {
+				return err
+			}
+			continue
+		case StageAnalyze:
+			var an ports.ChecklistAnalyzer = analysis.New()
+			var fallback ports.ChecklistAnalyzer
+			if cfg.LLMURL != "" {
+				chat, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
+				if err != nil {
+					return fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
+				}
+				an, fallback = chat, analysis.New()
+			}
+			uc := app.NewAnalyzeTranscript(s.store, s.store, s.store, an, fallback, clock, log)
+			topics, handler = []string{domain.TopicTranscriptReady}, uc.Handle
+			// A failed analysis never fails the job: it is recorded as failed.
+			onGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
+				log.Error("analysis gave up", "docId", ev.DocID, "err", err)
+				return uc.GiveUp(ctx, ev, app.AnalysisGiveUpReason(err))
+			}
 		case StageProcess:
 			topics, handler = []string{domain.TopicAudioUploaded}, app.NewProcessAudio(s.store, blobs, mp3.Prober{}, clock, cfg.MaxDuration).Handle
 		case StageTranscribe:
@@ -319,7 +344,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			if _, err := s.notify.ResumePending(ctx, time.Minute); err != nil {
 				log.Warn("resume pending deliveries", "err", err)
 			}
-			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus}, s.notify.Handle, false
+			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, s.notify.Handle, false
 		}
 		ccfg := kafka.ConsumerConfig{
 			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler,
@@ -327,7 +352,9 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			ShutdownGrace: cfg.ShutdownGrace,
 			Metrics:       stageMetrics(stage, handled, latency, retried, dead, backedOff),
 		}
-		if giveUp {
+		if onGiveUp != nil {
+			ccfg.OnGiveUp = onGiveUp
+		} else if giveUp {
 			st := stage
 			ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
 				log.Error("stage gave up on a job", "stage", st, "docId", ev.DocID, "err", err)
@@ -346,6 +373,42 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			}
 		}()
 	}
+	return nil
+}
+
+// startAnalytics runs the ClickHouse sink of analysis.ready and job.status
+// events, when CLICKHOUSE_DSN is set; without it analytics is off (results
+// stay in the store) and the stage is skipped.
+func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *metrics.Registry) error {
+	if s.cfg.ClickHouseDSN == "" {
+		log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
+		return nil
+	}
+	sink, err := clickhouse.Open(ctx, s.cfg.ClickHouseDSN)
+	if err != nil {
+		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	}
+	s.sink = sink
+	if err := sink.Migrate(ctx); err != nil {
+		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	}
+	rows := reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
+	c, err := kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
+		Brokers: s.brokers, Group: "hyscribe-" + StageAnalytics,
+		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus},
+		Handler: sink.Write, Logger: log.With("stage", StageAnalytics),
+		OnBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
+	})
+	if err != nil {
+		return fmt.Errorf("stage analytics: %w", err)
+	}
+	s.consumers.Add(1)
+	go func() {
+		defer s.consumers.Done()
+		if err := c.Run(ctx); err != nil {
+			log.Error("stage stopped", "stage", StageAnalytics, "err", err)
+		}
+	}()
 	return nil
 }
 
@@ -424,6 +487,9 @@ func (s *Service) Stop() error {
 		s.consumers.Wait()
 		if s.notify != nil {
 			s.notify.Wait()
+		}
+		if s.sink != nil {
+			errs = append(errs, s.sink.Close())
 		}
 		s.flushOutbox()
 		if s.cancelWork != nil {

@@ -1,0 +1,73 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"hyscribe/domain"
+)
+
+const analysisSelect = `SELECT id, doc_id, account_id, checklist_id, checklist_version, checklist_name, status, error, results, created_at FROM analyses`
+
+func toDomainAnalysis(sc scanner) (domain.Analysis, error) {
+	var a domain.Analysis
+	var results string
+	var created int64
+	if err := sc.Scan(&a.ID, &a.DocID, &a.AccountID, &a.ChecklistID, &a.ChecklistVersion, &a.ChecklistName,
+		&a.Status, &a.Error, &results, &created); err != nil {
+		return domain.Analysis{}, translate(err)
+	}
+	if err := json.Unmarshal([]byte(results), &a.Results); err != nil {
+		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
+	}
+	a.CreatedAt = fromMs(created)
+	return a, nil
+}
+
+// SaveAnalysis saves the analysis and its events in one transaction; a
+// second analysis of one job is domain.ErrConflict (doc_id is UNIQUE).
+func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
+	if a.Results == nil {
+		a.Results = map[string]domain.QuestionResult{}
+	}
+	results, err := json.Marshal(a.Results)
+	if err != nil {
+		return fmt.Errorf("sqlite.SaveAnalysis: encode results: %w", err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analyses (id, doc_id, account_id, checklist_id, checklist_version,
+			checklist_name, status, error, results, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
+			a.Status, a.Error, string(results), toMs(a.CreatedAt)); err != nil {
+			return translate(err)
+		}
+		return insertEvents(ctx, tx, events)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.SaveAnalysis: analysis of %s: %w", a.DocID, err)
+	}
+	if len(events) > 0 {
+		s.signal()
+	}
+	return nil
+}
+
+// GetAnalysis returns an analysis by ID.
+func (s *Store) GetAnalysis(ctx context.Context, id string) (domain.Analysis, error) {
+	a, err := toDomainAnalysis(s.db.QueryRowContext(ctx, analysisSelect+` WHERE id = ?`, id))
+	if err != nil {
+		return domain.Analysis{}, fmt.Errorf("sqlite.GetAnalysis: %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// AnalysisByDoc returns the job's analysis.
+func (s *Store) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error) {
+	a, err := toDomainAnalysis(s.db.QueryRowContext(ctx, analysisSelect+` WHERE doc_id = ?`, string(doc)))
+	if err != nil {
+		return domain.Analysis{}, fmt.Errorf("sqlite.AnalysisByDoc: %s: %w", doc, err)
+	}
+	return a, nil
+}

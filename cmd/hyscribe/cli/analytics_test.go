@@ -1,0 +1,124 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
+	"hyscribe/adapters/asr/asrtest"
+	"hyscribe/cmd/hyscribe/cli"
+)
+
+// clickhouseDB creates a database of the test's own on the server of
+// CLICKHOUSE_TEST_DSN and returns a DSN naming it; dropped at the end.
+func clickhouseDB(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
+	if testing.Short() || dsn == "" {
+		t.Skip("needs ClickHouse (CLICKHOUSE_TEST_DSN, set by make test)")
+	}
+	opts, err := ch.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ch.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	db := "hyscribe_cli_" + hex.EncodeToString(b[:])
+	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
+		t.Fatalf("ClickHouse at %s: %v", dsn, err)
+	}
+	t.Cleanup(func() {
+		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db)
+		conn.Close()
+	})
+	u, _ := url.Parse(dsn)
+	u.Path = "/" + db
+	return u.String()
+}
+
+// TestChecklistAnalysisReachesClickHouseAndTheReport runs the whole
+// service with the analytics stage: a job with a checklist is analysed, the
+// analysis lands in ClickHouse, and `hyscribe report checklist` prints it.
+func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
+	dsn := clickhouseDB(t)
+	engine := asrtest.NewEngine(t)
+	dir := t.TempDir()
+	vars := map[string]string{
+		"HYSCRIBE_DATA_DIR":            dir,
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+		"HYSCRIBE_ASR_URL":             engine.URL(),
+		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+		"HYSCRIBE_LOG_LEVEL":           "warn",
+		"CLICKHOUSE_DSN":               dsn,
+	}
+	getenv := env(vars)
+	acct := runCLI(t, getenv, "account", "create", "--name", "qa", "--plan", "business", "--seconds", "3600")
+	accountID, key := acct["accountId"].(string), acct["apiKey"].(string)
+	def := filepath.Join(dir, "checklist.json")
+	os.WriteFile(def, []byte(`{"name":"Զանգի որակ","questions":[{"id":"greet","text":"Ողջունե՞ց","expect":["բարև"]},{"id":"none","text":"Անհնար","expect":["զզզզզզ քքքքքք"]}]}`), 0o600)
+	checklistID := runCLI(t, getenv, "checklist", "create", "--account", accountID, "--file", def)["checklistId"].(string)
+	if got := runCLI(t, getenv, "checklist", "show", "--account", accountID, "--checklist", checklistID); got["version"] != float64(1) {
+		t.Fatalf("checklist show: %v", got)
+	}
+
+	cfg, err := cli.LoadConfig(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := os.Create(filepath.Join(dir, "log"))
+	defer logs.Close()
+	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Stop()
+	mono, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	for range 2 {
+		var created struct{ DocID, UploadURL string }
+		call(t, "POST", "http://"+svc.HTTPAddr()+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice","checklistId":"`+checklistID+`"}`), 200, &created)
+		call(t, "PUT", created.UploadURL, "", bytes.NewReader(mono), 200, nil)
+	}
+
+	today := time.Now().UTC().Format(time.DateOnly)
+	tomorrow := time.Now().UTC().Add(24 * time.Hour).Format(time.DateOnly)
+	deadline := time.Now().Add(30 * time.Second)
+	var rep map[string]any
+	for {
+		rep = runCLI(t, getenv, "report", "checklist", "--account", accountID, "--checklist", checklistID, "--from", today, "--to", tomorrow, "--json")
+		if days, _ := rep["days"].([]any); len(days) == 1 && days[0].(map[string]any)["analyses"] == float64(2) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the two analyses did not reach the report: %v", rep)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	qs := rep["questions"].([]any)
+	if len(qs) != 2 || qs[1].(map[string]any)["questionId"] != "none" || qs[1].(map[string]any)["passRate"] != float64(0) ||
+		qs[1].(map[string]any)["answers"] != float64(2) {
+		t.Fatalf("questions %v", qs)
+	}
+	var out, errb bytes.Buffer
+	if err := cli.Run(context.Background(), []string{"report", "checklist", "--account", accountID, "--checklist", checklistID, "--from", today, "--to", tomorrow}, getenv, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	if !strings.Contains(out.String(), "pass rate") || !strings.Contains(out.String(), today+"  2") {
+		t.Fatalf("report:\n%s", out.String())
+	}
+	t.Logf("report:\n%s", out.String())
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"hyscribe/adapters/clickhouse"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// reportCmd prints a checklist's analytics from ClickHouse: per-question
+// pass rates and average scores, per-day volumes. --json prints the
+// domain.ChecklistReport instead of tables.
+func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "checklist" {
+		return errors.New("report: expected checklist")
+	}
+	fs := flag.NewFlagSet("report checklist", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	account := fs.String("account", "", "account ID")
+	id := fs.String("checklist", "", "checklist ID")
+	fromS := fs.String("from", "", "first day, YYYY-MM-DD (UTC)")
+	toS := fs.String("to", "", "day after the last, YYYY-MM-DD (UTC; exclusive)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *account == "" || *id == "" || *fromS == "" || *toS == "" {
+		return errors.New("report checklist: --account, --checklist, --from and --to are required")
+	}
+	from, err := time.Parse(time.DateOnly, *fromS)
+	if err != nil {
+		return fmt.Errorf("--from must be YYYY-MM-DD, not %q", *fromS)
+	}
+	to, err := time.Parse(time.DateOnly, *toS)
+	if err != nil {
+		return fmt.Errorf("--to must be YYYY-MM-DD, not %q", *toS)
+	}
+	if cfg.ClickHouseDSN == "" {
+		return errors.New("report checklist: CLICKHOUSE_DSN is not set: the reports read ClickHouse")
+	}
+	store, err := clickhouse.Open(ctx, cfg.ClickHouseDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var analytics ports.ChecklistAnalytics = store
+	rep, err := analytics.ChecklistReport(ctx, domain.AccountID(*account), *id, from, to)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	return printReport(stdout, rep)
+}
+
+func printReport(w io.Writer, rep domain.ChecklistReport) error {
+	fmt.Fprintf(w, "checklist %s of account %s, %s to %s (exclusive)\n\n", rep.ChecklistID, rep.AccountID,
+		rep.From.Format(time.DateOnly), rep.To.Format(time.DateOnly))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "question\tanswers\tyes\tno\tunclear\tpass rate\tavg score\ttext")
+	for _, q := range rep.Questions {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f%%\t%.2f\t%s\n", q.QuestionID, q.Answers, q.Yes, q.No, q.Unclear, q.PassRate*100, q.AvgScore, q.Question)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "day\tanalyses\tfailed\tavg score")
+	for _, d := range rep.Days {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\n", d.Day, d.Analyses, d.Failed, d.AvgScore)
+	}
+	return tw.Flush()
+}

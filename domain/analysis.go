@@ -1,0 +1,181 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Answers of a checklist question (DESIGN §2 `results`).
+const (
+	AnswerYes     = "yes"
+	AnswerNo      = "no"
+	AnswerUnclear = "unclear"
+)
+
+// ValidAnswer reports whether a is one of the three answers.
+func ValidAnswer(a string) bool { return a == AnswerYes || a == AnswerNo || a == AnswerUnclear }
+
+// Analysis statuses. A failed analysis keeps its reason; the job it belongs to
+// stays transcribed (the transcript is good).
+const (
+	AnalysisOK     = "ok"
+	AnalysisFailed = "failed"
+)
+
+// Analysis is the outcome of running a job's transcript against the
+// checklist version the job was created with. One per job.
+type Analysis struct {
+	ID               string
+	DocID            DocID
+	AccountID        AccountID
+	ChecklistID      string
+	ChecklistVersion int
+	ChecklistName    string // as captured when the analysis ran
+	Status           string // AnalysisOK or AnalysisFailed
+	Error            string // why it failed; empty when ok
+	Results          map[string]QuestionResult
+	CreatedAt        time.Time
+}
+
+// NewAnalysis builds the analysis of j against c from the analyser's results,
+// keeping only the checklist's questions and answering "unclear" for any
+// question the analyser left out, so results are keyed by every question id.
+func NewAnalysis(id string, j Job, c Checklist, results map[string]QuestionResult, now time.Time) Analysis {
+	out := make(map[string]QuestionResult, len(c.Questions))
+	for _, q := range c.Questions {
+		r, ok := results[q.ID]
+		if !ok || !ValidAnswer(r.Answer) {
+			r = QuestionResult{Answer: AnswerUnclear, Evidence: []Evidence{}}
+		}
+		r.Question = q.Text
+		r.Score = clamp01(r.Score)
+		if r.Evidence == nil {
+			r.Evidence = []Evidence{}
+		}
+		out[q.ID] = r
+	}
+	return Analysis{
+		ID: id, DocID: j.ID, AccountID: j.AccountID, ChecklistID: c.ID, ChecklistVersion: c.Version,
+		ChecklistName: c.Name, Status: AnalysisOK, Results: out, CreatedAt: now,
+	}
+}
+
+// FailedAnalysis records that the analysis of j could not be made.
+func FailedAnalysis(id string, j Job, checklistName, reason string, now time.Time) Analysis {
+	return Analysis{
+		ID: id, DocID: j.ID, AccountID: j.AccountID, ChecklistID: j.ChecklistID, ChecklistVersion: j.ChecklistVersion,
+		ChecklistName: checklistName, Status: AnalysisFailed, Error: reason, Results: map[string]QuestionResult{}, CreatedAt: now,
+	}
+}
+
+func clamp01(v float64) float64 {
+	switch {
+	case v != v || v < 0: // NaN or negative
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
+}
+
+// AnalysisReadyData is the data of hyscribe.analysis.ready.v1. It carries
+// everything analytics and the notify stage need, so neither reads the store.
+type AnalysisReadyData struct {
+	AnalysisID       string                    `json:"analysisId"`
+	Status           string                    `json:"status"`
+	Error            string                    `json:"error,omitempty"`
+	ChecklistID      string                    `json:"checklistId"`
+	ChecklistVersion int                       `json:"checklistVersion"`
+	ChecklistName    string                    `json:"checklistName"`
+	Weights          map[string]float64        `json:"weights,omitempty"`
+	Results          map[string]QuestionResult `json:"results"`
+	Metadata         json.RawMessage           `json:"metadata"`
+	AnalysedAt       time.Time                 `json:"analysedAt"`
+}
+
+// AnalysisReadyEventID is the deterministic ID of a job's analysis event, so a
+// repeat is recognisable by every consumer.
+func AnalysisReadyEventID(doc DocID) string { return string(doc) + "/analysis.ready" }
+
+// NewAnalysisReadyEvent is the hyscribe.analysis.ready.v1 event of a, with the
+// job's metadata and the question weights of the checklist version used.
+func NewAnalysisReadyEvent(a Analysis, metadata json.RawMessage, weights map[string]float64, now time.Time) Event {
+	data := AnalysisReadyData{
+		AnalysisID: a.ID, Status: a.Status, Error: a.Error, ChecklistID: a.ChecklistID,
+		ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName, Weights: weights,
+		Results: a.Results, Metadata: objectOrEmpty(metadata), AnalysedAt: a.CreatedAt.UTC(),
+	}
+	b, _ := json.Marshal(data) // plain data; cannot fail
+	return Event{
+		ID: AnalysisReadyEventID(a.DocID), Topic: TopicAnalysisReady, Type: eventType(TopicAnalysisReady),
+		Version: EnvelopeVersion, OccurredAt: now.UTC(), DocID: a.DocID, AccountID: a.AccountID, Data: b,
+	}
+}
+
+// NewAnalysisReady builds the analysis_ready payload (spec §6.2) from an
+// analysis.ready event's data.
+func NewAnalysisReady(doc DocID, d AnalysisReadyData, secret, publicURL string) AnalysisReadyPayload {
+	p := AnalysisReadyPayload{
+		EventType: EventAnalysisReady, Secret: secret, DocID: doc, AnalysisID: d.AnalysisID,
+		Metadata: objectOrEmpty(d.Metadata), Results: d.Results, Link: RecordingLink(publicURL, doc),
+	}
+	if p.Results == nil {
+		p.Results = map[string]QuestionResult{}
+	}
+	if d.ChecklistID != "" {
+		id, name := d.ChecklistID, d.ChecklistName
+		p.ChecklistID, p.ChecklistName = &id, &name
+	}
+	return p
+}
+
+// ChecklistWeights maps question id to weight (1 when unset).
+func ChecklistWeights(c Checklist) map[string]float64 {
+	w := make(map[string]float64, len(c.Questions))
+	for _, q := range c.Questions {
+		w[q.ID] = q.Weight
+		if q.Weight <= 0 {
+			w[q.ID] = 1
+		}
+	}
+	return w
+}
+
+// ChecklistReport is the analytics summary of one checklist over a period.
+type ChecklistReport struct {
+	AccountID   AccountID       `json:"accountId"`
+	ChecklistID string          `json:"checklistId"`
+	From        time.Time       `json:"from"` // inclusive
+	To          time.Time       `json:"to"`   // exclusive
+	Questions   []QuestionStats `json:"questions"`
+	Days        []DayStats      `json:"days"`
+}
+
+// QuestionStats are one question's answers over the period.
+type QuestionStats struct {
+	QuestionID string  `json:"questionId"`
+	Question   string  `json:"question"`
+	Answers    int64   `json:"answers"`
+	Yes        int64   `json:"yes"`
+	No         int64   `json:"no"`
+	Unclear    int64   `json:"unclear"`
+	PassRate   float64 `json:"passRate"` // yes / answers
+	AvgScore   float64 `json:"avgScore"`
+}
+
+// DayStats are one day's analyses of the checklist.
+type DayStats struct {
+	Day      string  `json:"day"` // YYYY-MM-DD, UTC
+	Analyses int64   `json:"analyses"`
+	Failed   int64   `json:"failed"`
+	AvgScore float64 `json:"avgScore"` // weighted mean of question scores per analysis, averaged
+}
+
+// ValidateReportPeriod checks a report's period.
+func ValidateReportPeriod(from, to time.Time) error {
+	if !from.Before(to) {
+		return Invalid("invalid_period", "%s", fmt.Sprintf("--from (%s) must be before --to (%s)", from.Format(time.DateOnly), to.Format(time.DateOnly)))
+	}
+	return nil
+}
