@@ -24,6 +24,7 @@ import (
 	"hyscribe/adapters/metrics"
 	"hyscribe/adapters/mp3"
 	"hyscribe/adapters/postgres"
+	"hyscribe/adapters/s3"
 	"hyscribe/adapters/sqlite"
 	"hyscribe/adapters/webhook"
 	"hyscribe/app"
@@ -46,10 +47,13 @@ const (
 	StageTranscribe = "transcribe"
 	StageEnrich     = "enrich"
 	StageNotify     = "notify"
+	// StageUploads learns of uploads from the object store's notifications;
+	// it runs only with S3 uploads (HYSCRIBE_S3_ENDPOINT).
+	StageUploads = "uploads"
 )
 
 // AllStages is every stage, in pipeline order.
-var AllStages = []string{StageProcess, StageTranscribe, StageEnrich, StageNotify}
+var AllStages = []string{StageUploads, StageProcess, StageTranscribe, StageEnrich, StageNotify}
 
 func parseStages(s string) ([]string, error) {
 	var out []string
@@ -114,6 +118,7 @@ type Service struct {
 	brokers   []string
 
 	store    storeCloser
+	s3       *s3.Store // nil: uploads on local disk
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
@@ -175,7 +180,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		s.brokers = s.embedded.Addrs()
 		log.Info("embedded kafka listening", "addrs", s.brokers)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, domain.Topics, int32(cfg.KafkaPartitions)); err != nil {
+	topics := domain.Topics
+	if cfg.S3() {
+		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
+	}
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, int32(cfg.KafkaPartitions)); err != nil {
 		return nil, fmt.Errorf("kafka topics: %w", err)
 	}
 	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
@@ -198,15 +207,10 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}
 		s.publicURL = "http://" + addr
 	}
-	secret, err := uploadSecret(cfg)
+	blobs, signer, err := s.openBlobs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	blobs, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
-	if err != nil {
-		return nil, err
-	}
-	signer := blob.NewSigner(s.publicURL, secret)
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	s.cancelWork = cancel
@@ -263,6 +267,43 @@ func (s *Service) goBackground(fn func()) {
 	go func() { defer s.background.Done(); fn() }()
 }
 
+// openBlobs opens where uploads are kept and how their addresses are signed:
+// an S3-compatible bucket with pre-signed PUTs (the bucket and its upload
+// notifications are set up if missing), or the local disk with addresses
+// served by the API itself.
+func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadSigner, error) {
+	cfg := s.cfg
+	if cfg.S3() {
+		st, err := s3.New(s3.Config{
+			Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
+		}
+		if err := st.EnsureBucket(ctx); err != nil {
+			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
+		}
+		if cfg.S3NotifyARN != "off" {
+			if err := st.EnableUploadNotifications(ctx, cfg.S3NotifyARN); err != nil {
+				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured?): %w", err)
+			}
+		}
+		s.s3 = st
+		s.log.Info("uploads go to S3", "endpoint", cfg.S3Endpoint, "bucket", cfg.S3Bucket, "notifications", cfg.S3NotifyARN)
+		return st, st, nil
+	}
+	secret, err := uploadSecret(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	disk, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return disk, blob.NewSigner(s.publicURL, secret), nil
+}
+
 func uploadSecret(cfg Config) ([]byte, error) {
 	if cfg.UploadSecret != "" {
 		return []byte(cfg.UploadSecret), nil
@@ -281,9 +322,17 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 		var (
 			topics  []string
 			handler func(context.Context, domain.Event) error
+			decode  func(string, []byte) (domain.Event, error)
 			giveUp  = true
 		)
 		switch stage {
+		case StageUploads:
+			if s.s3 == nil {
+				log.Info("stage uploads not started: uploads are served by the API (set HYSCRIBE_S3_ENDPOINT for S3 uploads)")
+				continue
+			}
+			topics, decode = []string{domain.TopicStorageEvents}, s3.EventParser{Bucket: s.s3.Bucket()}.Parse
+			handler = app.NewCompleteStoredUpload(s.store, blobs, clock, cfg.MaxUploadBytes, log.With("stage", stage)).Handle
 		case StageProcess:
 			topics, handler = []string{domain.TopicAudioUploaded}, app.NewProcessAudio(s.store, blobs, mp3.Prober{}, clock, cfg.MaxDuration).Handle
 		case StageTranscribe:
@@ -316,7 +365,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus}, s.notify.Handle, false
 		}
 		ccfg := kafka.ConsumerConfig{
-			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler,
+			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler, Decode: decode,
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
 			ShutdownGrace: cfg.ShutdownGrace,
 			Metrics:       stageMetrics(stage, handled, latency, retried, dead),
