@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -122,6 +124,8 @@ type Service struct {
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
+	health   *http.Server // a worker's /healthz and /metrics
+	healthAt string
 	notify   *app.NotifyReceiver
 
 	cancelStages context.CancelFunc // stage consumers
@@ -131,11 +135,15 @@ type Service struct {
 	background   sync.WaitGroup
 	ready        chan struct{}
 	stopOnce     sync.Once
+	stopping     atomic.Bool
 	stopErr      error
 }
 
 // HTTPAddr is the address the API listens on (useful with port 0).
 func (s *Service) HTTPAddr() string { return s.httpAddr }
+
+// HealthAddr is where a worker answers /healthz ("" when it does not).
+func (s *Service) HealthAddr() string { return s.healthAt }
 
 // PublicURL is the base of upload addresses and event links.
 func (s *Service) PublicURL() string { return s.publicURL }
@@ -249,8 +257,42 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}()
 		log.Info("http listening", "addr", s.httpAddr, "publicURL", s.publicURL)
 	}
+	if roles&RoleAPI == 0 && cfg.HealthAddr != "" {
+		if err = s.serveHealth(reg); err != nil {
+			return nil, err
+		}
+	}
 	close(s.ready)
 	return s, nil
+}
+
+// serveHealth gives a process without the API what orchestrators probe:
+// GET /healthz (200 once ready, 503 before and while stopping) and GET
+// /metrics, on HYSCRIBE_HEALTH_ADDR.
+func (s *Service) serveHealth(reg *metrics.Registry) error {
+	ln, err := net.Listen("tcp", s.cfg.HealthAddr)
+	if err != nil {
+		return fmt.Errorf("HYSCRIBE_HEALTH_ADDR %s: %w", s.cfg.HealthAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if !s.isReady() || s.stopping.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":"not_ready"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_ = reg.WriteText(w)
+	})
+	s.healthAt = ln.Addr().String()
+	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.health.Serve(ln) }()
+	s.log.Info("health listening", "addr", ln.Addr().String())
+	return nil
 }
 
 func (s *Service) isReady() bool {
@@ -430,6 +472,7 @@ func (s *Service) flushOutbox() {
 // embedded Kafka, store.
 func (s *Service) Stop() error {
 	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
 		var errs []error
 		if s.web != nil {
 			errs = append(errs, s.web.ShutdownWithTimeout(s.cfg.ShutdownGrace))
@@ -451,6 +494,11 @@ func (s *Service) Stop() error {
 		}
 		if s.embedded != nil {
 			s.embedded.Close()
+		}
+		if s.health != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			errs = append(errs, s.health.Shutdown(ctx))
+			cancel()
 		}
 		if s.store != nil {
 			errs = append(errs, s.store.Close())
