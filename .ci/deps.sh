@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the outside tools the tests use, on a fresh Debian machine, and
+# Installs the outside tools the tests use (kcat, Postgres, MinIO), on a fresh Debian machine, and
 # starts nothing that is already running. Idempotent; quiet when all is there.
 set -euo pipefail
 
@@ -60,3 +60,6 @@ if command -v psql >/dev/null 2>&1 && ! pg_trusts; then
 fi
 
 go mod download
+
+# MinIO for the S3 upload tests (built once from the module proxy, cached).
+bash .ci/minio.sh build

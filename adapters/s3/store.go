@@ -176,7 +176,10 @@ func (s *Store) VerifyUpload(domain.DocID, time.Time, string, time.Time) error {
 // body is stored.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error) {
 	lr := &limitReader{r: r, max: maxBytes}
-	info, err := s.client.PutObject(ctx, s.cfg.Bucket, key, lr, -1, minio.PutObjectOptions{ContentType: "audio/mpeg"})
+	// The length is unknown, so minio-go streams in parts; a fixed part size
+	// bounds the buffer it holds (its default for an unknown length is the
+	// largest part S3 allows).
+	info, err := s.client.PutObject(ctx, s.cfg.Bucket, key, lr, -1, minio.PutObjectOptions{ContentType: "audio/mpeg", PartSize: putPartSize})
 	if lr.over {
 		// The body was cut short, so the store kept nothing; make sure.
 		_ = s.Delete(context.WithoutCancel(ctx), key)
@@ -187,6 +190,9 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, maxBytes int64
 	}
 	return info.Size, nil
 }
+
+// putPartSize is the part size of Put's streaming upload.
+const putPartSize = 16 << 20
 
 // Open reads key; domain.ErrNotFound if absent.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
