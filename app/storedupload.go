@@ -73,7 +73,7 @@ func (uc *CompleteStoredUpload) Handle(ctx context.Context, ev domain.Event) err
 	case obj.Size == 0:
 		reason = "the upload is empty: PUT the bytes of one MP3 file"
 	case obj.Size > uc.maxBytes:
-		reason = fmt.Sprintf("the upload is larger than the %d MiB limit", uc.maxBytes>>20)
+		reason = "the upload is larger than the " + sizeLimit(uc.maxBytes) + " limit"
 	}
 	now := uc.clock.Now()
 	accepted := false
@@ -124,4 +124,12 @@ func (uc *CompleteStoredUpload) delete(ctx context.Context, key string) error {
 		return fmt.Errorf("complete stored upload: deleting %s: %w", key, err)
 	}
 	return nil
+}
+
+// sizeLimit says a byte count as people read it: whole MiB when it is one.
+func sizeLimit(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d-byte", n)
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"hyscribe/adapters/asr/asrtest"
 	"hyscribe/adapters/kafka"
+	"hyscribe/adapters/s3"
 	"hyscribe/adapters/s3/s3test"
 	"hyscribe/cmd/hyscribe/cli"
 	"hyscribe/domain"
@@ -39,6 +41,7 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 		"KAFKA_BROKERS":             strings.Join(k.Addrs(), ","),
 		"HYSCRIBE_KAFKA_PARTITIONS": "4",
 		"HYSCRIBE_ASR_URL":          engine.URL(),
+		"HYSCRIBE_MAX_UPLOAD_BYTES": "40000", // the mono file fits, the stereo one does not
 		"HYSCRIBE_S3_ENDPOINT":      minio.Endpoint,
 		"HYSCRIBE_S3_BUCKET":        "hyscribe-e2e",
 		"HYSCRIBE_S3_ACCESS_KEY":    minio.AccessKey,
@@ -68,14 +71,20 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var good, empty struct{ DocID, UploadURL string }
+	stereo, err := os.ReadFile("../../../testdata/audio/call-stereo-22k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var good, empty, large struct{ DocID, UploadURL string }
 	call(t, "POST", api+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice"}`), 200, &good)
 	call(t, "POST", api+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice"}`), 200, &empty)
+	call(t, "POST", api+"/api/createTranscription", key, strings.NewReader(`{"type":"phone_call"}`), 200, &large)
 	if !strings.HasPrefix(good.UploadURL, "http://"+minio.Endpoint+"/hyscribe-e2e/audio/"+good.DocID+".mp3?") {
 		t.Fatalf("uploadUrl %s does not lead to the bucket", good.UploadURL)
 	}
 	call(t, "PUT", good.UploadURL, "", bytes.NewReader(mono), 200, nil)
 	call(t, "PUT", empty.UploadURL, "", bytes.NewReader(nil), 200, nil) // the store takes it; the job fails
+	call(t, "PUT", large.UploadURL, "", bytes.NewReader(stereo), 200, nil)
 	call(t, "PUT", api+"/upload/"+good.DocID+"?expires=9999999999&signature=00", "", strings.NewReader("x"), 403, nil)
 
 	poll := func(id string, want domain.Status) map[string]any {
@@ -97,17 +106,29 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 	if done["transcription"] == "" || done["duration"] == nil {
 		t.Fatalf("transcribed job %v", done)
 	}
-	var failed map[string]any
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		call(t, "GET", api+"/api/getTranscription?docId="+empty.DocID, key, nil, 200, &failed)
-		if failed["status"] == string(domain.StatusFailed) || time.Now().After(deadline) {
-			break
+	for id, want := range map[string]string{empty.DocID: "the upload is empty", large.DocID: "larger than the 40000-byte limit"} {
+		var failed map[string]any
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			call(t, "GET", api+"/api/getTranscription?docId="+id, key, nil, 200, &failed)
+			if failed["status"] == string(domain.StatusFailed) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		if failed["status"] != string(domain.StatusFailed) || !strings.Contains(failed["error"].(string), want) {
+			t.Fatalf("job %s: %v, want failed with %q", id, failed, want)
+		}
 	}
-	if failed["status"] != string(domain.StatusFailed) || !strings.Contains(failed["error"].(string), "empty") {
-		t.Fatalf("empty upload: %v", failed)
+	// The refused objects are gone from the bucket.
+	st, err := s3.New(s3.Config{Endpoint: minio.Endpoint, Bucket: "hyscribe-e2e", AccessKey: minio.AccessKey, SecretKey: minio.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{empty.DocID, large.DocID} {
+		if _, err := st.Open(context.Background(), s3.AudioKey(domain.DocID(id))); !errors.Is(err, domain.ErrNotFound) {
+			t.Errorf("object of refused job %s: %v, want it deleted", id, err)
+		}
 	}
 
 	// A second PUT to the finished job's address: the store keeps it, the
