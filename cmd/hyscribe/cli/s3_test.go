@@ -21,8 +21,9 @@ import (
 // TestS3UploadsEndToEnd runs the service with uploads in a real MinIO: the
 // client PUTs to the pre-signed URL, MinIO announces the object on Kafka,
 // stage uploads moves the job to processing and the pipeline finishes it. A
-// second PUT to the same address changes nothing; an empty upload fails its
-// job; the service's own upload route refuses every address.
+// second PUT to the same address changes nothing; an empty or oversized
+// upload fails its job and is deleted; the service's own upload route
+// refuses every address.
 func TestS3UploadsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts MinIO and the whole service")
