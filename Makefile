@@ -10,8 +10,12 @@ export HYSCRIBE_TEST_DATABASE_URL
 # The ClickHouse server .ci/clickhouse.sh starts for the tests (native port).
 CLICKHOUSE_TEST_DSN ?= clickhouse://127.0.0.1:19000/default
 export CLICKHOUSE_TEST_DSN
+# The MinIO binary the S3 tests start (.ci/deps.sh builds it); each test runs
+# its own server. Unset it to skip them.
+HYSCRIBE_TEST_MINIO_BIN ?= $(CURDIR)/.cache/bin/minio
+export HYSCRIBE_TEST_MINIO_BIN
 
-.PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean
+.PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean up down
 
 ## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
 run:
@@ -23,7 +27,7 @@ run:
 build:
 	$(GO) build -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine (kcat, Postgres)
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary)
 deps:
 	bash .ci/deps.sh
 
@@ -59,6 +63,16 @@ lint:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) test -count=1 -run TestDependencyRule ./domain/
+
+## up: the production-like stack of deploy/compose.yaml (Kafka, Postgres, ClickHouse, MinIO, speaches, 2 API + 2 workers); needs Docker with the compose plugin
+up:
+	@docker compose version >/dev/null 2>&1 || { echo "make up: needs Docker with the compose plugin (docker compose); none here" >&2; exit 1; }
+	docker compose -f deploy/compose.yaml up -d --build
+
+## down: stop that stack (volumes are kept; add -v by hand to drop them)
+down:
+	@docker compose version >/dev/null 2>&1 || { echo "make down: needs Docker with the compose plugin (docker compose); none here" >&2; exit 1; }
+	docker compose -f deploy/compose.yaml down
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

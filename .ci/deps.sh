@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the outside tools the tests use, on a fresh Debian machine, and
-# starts the servers they need unless already running. Idempotent; quiet
-# when all is there.
+# Installs the outside tools the tests use (kcat, Postgres, ClickHouse, MinIO)
+# on a fresh Debian machine, and starts the servers they need unless already
+# running. Idempotent; quiet when all is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,3 +68,6 @@ fi
 
 go mod download
 bash .ci/clickhouse.sh
+
+# MinIO for the S3 upload tests (built once from the module proxy, cached).
+bash .ci/minio.sh build

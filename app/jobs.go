@@ -64,7 +64,11 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
 		return CreateResult{}, fmt.Errorf("create job: %w", err)
 	}
-	return CreateResult{DocID: job.ID, UploadURL: uc.signer.SignUpload(job.ID, job.UploadExpiresAt)}, nil
+	uploadURL, err := uc.signer.SignUpload(ctx, job.ID, job.UploadExpiresAt)
+	if err != nil {
+		return CreateResult{}, fmt.Errorf("create job: %w", err)
+	}
+	return CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
 }
 
 // GetJob answers a poll: the caller's job as the spec's job object.

@@ -137,3 +137,19 @@ type JobStatusData struct {
 	Error       string   `json:"error,omitempty"`
 	ChecklistID string   `json:"checklistId,omitempty"`
 }
+
+// TopicStorageEvents carries the object store's own notifications (MinIO's
+// bucket events, s3:ObjectCreated:*) when uploads go straight to an
+// S3-compatible store. The store, not hyscribe, writes it; it is not one of
+// Topics, which hyscribe publishes.
+const TopicStorageEvents = "hyscribe.storage.events.v1"
+
+// EventTypeObjectCreated is the Type of an Event decoded from a storage
+// notification; its Data is ObjectCreatedData.
+const EventTypeObjectCreated = "storage.object_created"
+
+// ObjectCreatedData says that an object finished uploading to the store.
+type ObjectCreatedData struct {
+	Key  string `json:"key"`
+	Size int64  `json:"size"`
+}

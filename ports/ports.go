@@ -203,11 +203,15 @@ type BlobStore interface {
 
 // UploadSigner issues and checks pre-signed upload addresses.
 type UploadSigner interface {
-	// SignUpload returns the absolute upload URL for the job, valid until expires.
-	SignUpload(id domain.DocID, expires time.Time) string
-	// VerifyUpload checks a signature taken from an upload URL. It returns
-	// domain.ErrForbidden (wrapped, with a readable reason) for a signature that
-	// does not match or that expired before now.
+	// SignUpload returns the absolute upload URL for the job, valid until
+	// expires. An error means no address could be made (a misconfigured
+	// store); it is not the client's fault.
+	SignUpload(ctx context.Context, id domain.DocID, expires time.Time) (string, error)
+	// VerifyUpload checks a signature taken from an upload URL served by the
+	// service itself. It returns domain.ErrForbidden (wrapped, with a readable
+	// reason) for a signature that does not match or that expired before now.
+	// A signer whose addresses lead elsewhere (an S3 pre-signed PUT, checked
+	// by the store) refuses every signature this way.
 	VerifyUpload(id domain.DocID, expires time.Time, signature string, now time.Time) error
 }
 

@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -40,8 +41,13 @@ func NewSigner(publicURL string, secret []byte) *Signer {
 }
 
 // SignUpload returns the absolute upload URL for the job, valid until expires
-// (to the second).
-func (s *Signer) SignUpload(id domain.DocID, expires time.Time) string {
+// (to the second). It never fails.
+func (s *Signer) SignUpload(_ context.Context, id domain.DocID, expires time.Time) (string, error) {
+	return s.Sign(id, expires), nil
+}
+
+// Sign is SignUpload without the error it never returns.
+func (s *Signer) Sign(id domain.DocID, expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
 	return s.base + "/upload/" + url.PathEscape(string(id)) +
 		"?expires=" + exp + "&signature=" + hex.EncodeToString(s.mac(string(id), exp))

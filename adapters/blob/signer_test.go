@@ -40,7 +40,7 @@ func TestSignerRoundTrip(t *testing.T) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	expires := now.Add(time.Hour)
 
-	raw := s.SignUpload("Doc_-1", expires)
+	raw := s.Sign("Doc_-1", expires)
 	if !strings.HasPrefix(raw, "http://127.0.0.1:8080/upload/Doc_-1?expires="+strconv.FormatInt(expires.Unix(), 10)+"&signature=") {
 		t.Fatalf("URL = %s", raw)
 	}
@@ -60,7 +60,7 @@ func TestSignerRefusals(t *testing.T) {
 	s := NewSigner("http://h", testSecret)
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	expires := now.Add(time.Hour)
-	id, exp, sig := parseUpload(t, s.SignUpload("doc1", expires))
+	id, exp, sig := parseUpload(t, s.Sign("doc1", expires))
 	flipped := []byte(sig)
 	if flipped[10] == 'a' {
 		flipped[10] = 'b'
@@ -81,7 +81,7 @@ func TestSignerRefusals(t *testing.T) {
 		{"extended expires", id, exp.Add(24 * time.Hour), sig, now, "does not match"},
 		{"tampered signature", id, exp, string(flipped), now, "does not match"},
 		{"other secret", id, exp, func() string {
-			_, _, s2 := parseUpload(t, NewSigner("http://h", []byte("another secret")).SignUpload("doc1", expires))
+			_, _, s2 := parseUpload(t, NewSigner("http://h", []byte("another secret")).Sign("doc1", expires))
 			return s2
 		}(), now, "does not match"},
 		{"missing signature", id, exp, "", now, "malformed"},
@@ -105,7 +105,7 @@ func TestSignerRefusals(t *testing.T) {
 
 func FuzzVerifyUpload(f *testing.F) {
 	s := NewSigner("http://h", testSecret)
-	sig := signatureOf(s.SignUpload("doc", time.Unix(2000, 0)))
+	sig := signatureOf(s.Sign("doc", time.Unix(2000, 0)))
 	f.Add("doc", int64(2000), sig, int64(1000))
 	f.Add("", int64(-1), "", int64(0))
 	f.Add("doc\n1", int64(1<<62), strings.Repeat("f", 64), int64(1<<62))
@@ -116,7 +116,7 @@ func FuzzVerifyUpload(f *testing.F) {
 		}
 		// Whatever was fuzzed, a freshly signed address verifies, and
 		// the fuzzed signature only verifies if it is that one.
-		good := s.SignUpload(domain.DocID(id), time.Unix(expires, 0))
+		good := s.Sign(domain.DocID(id), time.Unix(expires, 0))
 		goodSig := signatureOf(good)
 		if expires > now && s.VerifyUpload(domain.DocID(id), time.Unix(expires, 0), goodSig, time.Unix(now, 0)) != nil {
 			t.Fatalf("own signature refused for %q %d", id, expires)

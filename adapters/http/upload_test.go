@@ -126,7 +126,7 @@ func TestUploadRefusals(t *testing.T) {
 	}
 	// A valid signature for a job that does not exist.
 	signer := blob.NewSigner(e.base, []byte("test secret, 32 bytes long......"))
-	ghost := strings.TrimPrefix(signer.SignUpload("ghost", e.clock.Now().Add(time.Hour)), e.base)
+	ghost := strings.TrimPrefix(signer.Sign("ghost", e.clock.Now().Add(time.Hour)), e.base)
 	e.put(ghost, bytes.NewReader(audio), int64(len(audio))).wantError(t, 403, "forbidden")
 
 	// Empty bodies, known length and chunked.

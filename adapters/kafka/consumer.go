@@ -72,6 +72,11 @@ type ConsumerConfig struct {
 	Group   string   // one group per stage: "hyscribe-process"
 	Topics  []string // topics the stage reads; dead letters go to domain.DLQ(topic)
 	Handler Handler
+	// Decode turns a record's value into the event the handler gets; an
+	// error dead-letters the record unhandled. Default domain.ParseEvent
+	// (hyscribe's envelope); topics written by others, such as the object
+	// store's notifications, bring their own.
+	Decode func(topic string, value []byte) (domain.Event, error)
 	// OnGiveUp is called after the last failed attempt, or after the
 	// first one for a permanent error, e.g. to fail the job with a
 	// readable error. If it keeps failing (MaxAttempts calls) the record
@@ -127,6 +132,9 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 		return nil, errors.New("kafka.NewConsumer: no topics")
 	case cfg.Handler == nil:
 		return nil, errors.New("kafka.NewConsumer: no handler")
+	}
+	if cfg.Decode == nil {
+		cfg.Decode = domain.ParseEvent
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -434,7 +442,7 @@ func (w *worker) sleep(d time.Duration) bool {
 // returns true once r is marked for commit, false if r must be delivered
 // again.
 func (w *worker) handle(r *kgo.Record) bool {
-	ev, err := domain.ParseEvent(r.Topic, r.Value)
+	ev, err := w.c.cfg.Decode(r.Topic, r.Value)
 	if err != nil {
 		w.log.Warn("unreadable record goes to the dead-letter topic", "offset", r.Offset, "err", err)
 		return w.deadLetter(r, err, 0)

@@ -649,3 +649,39 @@ func TestBackOffDoesNotBurnAttempts(t *testing.T) {
 		t.Errorf("calls %d, backed off %d, retried %d; want 10, 8, 1", calls.Load(), backedOff.Load(), retried.Load())
 	}
 }
+
+// A topic written by someone else (the object store's notifications) is read
+// with its own Decode: the handler gets what Decode made of each record.
+func TestCustomDecode(t *testing.T) {
+	t.Parallel()
+	e := startCluster(t)
+	ensureTopics(t, e.Addrs(), 1, topic)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for _, v := range []string{"doc-a", "doc-b"} {
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan domain.DocID, 2)
+	startConsumer(t, ConsumerConfig{
+		Brokers: e.Addrs(), Topics: []string{topic},
+		Decode: func(tp string, b []byte) (domain.Event, error) {
+			return domain.Event{ID: string(b), Topic: tp, Type: "raw", DocID: domain.DocID(b)}, nil
+		},
+		Handler: func(_ context.Context, ev domain.Event) error { got <- ev.DocID; return nil },
+	})
+	for _, want := range []domain.DocID{"doc-a", "doc-b"} {
+		select {
+		case id := <-got:
+			if id != want {
+				t.Fatalf("handler got %q, want %q", id, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("handler never got %q", want)
+		}
+	}
+}

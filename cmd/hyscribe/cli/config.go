@@ -12,6 +12,7 @@ import (
 // the operating contract: tests and deployments rely on them.
 type Config struct {
 	HTTPAddr            string        // HYSCRIBE_HTTP_ADDR
+	HealthAddr          string        // HYSCRIBE_HEALTH_ADDR: /healthz and /metrics of a worker; "" none
 	PublicURL           string        // HYSCRIBE_PUBLIC_URL; "" means http://<bound address>
 	DataDir             string        // HYSCRIBE_DATA_DIR
 	DatabaseURL         string        // DATABASE_URL
@@ -43,7 +44,20 @@ type Config struct {
 	StuckAfter          time.Duration // HYSCRIBE_STUCK_AFTER
 	ShutdownGrace       time.Duration // HYSCRIBE_SHUTDOWN_GRACE
 	LogLevel            string        // HYSCRIBE_LOG_LEVEL
+
+	// S3-compatible upload storage; unset endpoint: uploads on local disk.
+	S3Endpoint       string // HYSCRIBE_S3_ENDPOINT (host:port)
+	S3Bucket         string // HYSCRIBE_S3_BUCKET
+	S3AccessKey      string // HYSCRIBE_S3_ACCESS_KEY
+	S3SecretKey      string // HYSCRIBE_S3_SECRET_KEY
+	S3Region         string // HYSCRIBE_S3_REGION
+	S3Secure         bool   // HYSCRIBE_S3_SECURE
+	S3PublicEndpoint string // HYSCRIBE_S3_PUBLIC_ENDPOINT; "" means S3Endpoint
+	S3NotifyARN      string // HYSCRIBE_S3_NOTIFY_ARN; "off": configured by the operator
 }
+
+// S3 reports whether uploads go to an S3-compatible store.
+func (c Config) S3() bool { return c.S3Endpoint != "" }
 
 // LoadConfig reads the environment through getenv, applying defaults, and
 // names the variable of any value it cannot parse.
@@ -51,6 +65,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
 		HTTPAddr:            p.str("HYSCRIBE_HTTP_ADDR", "127.0.0.1:8080"),
+		HealthAddr:          p.str("HYSCRIBE_HEALTH_ADDR", ""),
 		PublicURL:           strings.TrimRight(p.str("HYSCRIBE_PUBLIC_URL", ""), "/"),
 		DataDir:             p.str("HYSCRIBE_DATA_DIR", "./data"),
 		DatabaseURL:         p.str("DATABASE_URL", ""),
@@ -82,6 +97,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		StuckAfter:          p.dur("HYSCRIBE_STUCK_AFTER", 15*time.Minute),
 		ShutdownGrace:       p.dur("HYSCRIBE_SHUTDOWN_GRACE", 10*time.Second),
 		LogLevel:            p.str("HYSCRIBE_LOG_LEVEL", "info"),
+		S3Endpoint:          p.str("HYSCRIBE_S3_ENDPOINT", ""),
+		S3Bucket:            p.str("HYSCRIBE_S3_BUCKET", "hyscribe"),
+		S3AccessKey:         p.str("HYSCRIBE_S3_ACCESS_KEY", ""),
+		S3SecretKey:         p.str("HYSCRIBE_S3_SECRET_KEY", ""),
+		S3Region:            p.str("HYSCRIBE_S3_REGION", "us-east-1"),
+		S3Secure:            p.bool("HYSCRIBE_S3_SECURE", false),
+		S3PublicEndpoint:    p.str("HYSCRIBE_S3_PUBLIC_ENDPOINT", ""),
+		S3NotifyARN:         p.str("HYSCRIBE_S3_NOTIFY_ARN", "arn:minio:sqs::hyscribe:kafka"),
 	}
 	if p.err != nil {
 		return Config{}, p.err
@@ -99,6 +122,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
+	}
+	if c.S3() {
+		if c.S3AccessKey == "" || c.S3SecretKey == "" {
+			return Config{}, fmt.Errorf("HYSCRIBE_S3_ENDPOINT is set: HYSCRIBE_S3_ACCESS_KEY and HYSCRIBE_S3_SECRET_KEY are required too")
+		}
+		if strings.Contains(c.S3Endpoint, "://") || strings.Contains(c.S3PublicEndpoint, "://") {
+			return Config{}, fmt.Errorf("HYSCRIBE_S3_ENDPOINT and HYSCRIBE_S3_PUBLIC_ENDPOINT are host:port (HTTPS is HYSCRIBE_S3_SECURE=true), not URLs")
+		}
+		if c.UploadTTL > 7*24*time.Hour {
+			return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL must be at most 168h with S3 uploads (pre-signed URLs last at most 7 days)")
+		}
 	}
 	return c, nil
 }

@@ -24,7 +24,7 @@ const usage = `hyscribe — Armenian transcription service
 usage:
   hyscribe serve                       everything in one process (embedded defaults)
   hyscribe api                         the HTTP API and the outbox relay only
-  hyscribe worker --stages a,b,...     pipeline stages only (process,transcribe,enrich,notify,analyze,analytics)
+  hyscribe worker --stages a,b,...     pipeline stages only (uploads,process,transcribe,enrich,notify,analyze,analytics)
   hyscribe account create --name N --plan business|free --seconds S
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
                           [--webhook-url U] [--webhook-secret S]

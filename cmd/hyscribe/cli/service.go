@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -28,6 +30,7 @@ import (
 	"hyscribe/adapters/metrics"
 	"hyscribe/adapters/mp3"
 	"hyscribe/adapters/postgres"
+	"hyscribe/adapters/s3"
 	"hyscribe/adapters/sqlite"
 	"hyscribe/adapters/webhook"
 	"hyscribe/app"
@@ -54,10 +57,13 @@ const (
 	// StageAnalytics is the ClickHouse sink; it runs only when
 	// CLICKHOUSE_DSN is set (DESIGN §4).
 	StageAnalytics = "analytics"
+	// StageUploads learns of uploads from the object store's notifications;
+	// it runs only with S3 uploads (HYSCRIBE_S3_ENDPOINT).
+	StageUploads = "uploads"
 )
 
 // AllStages is every stage, in pipeline order.
-var AllStages = []string{StageProcess, StageTranscribe, StageEnrich, StageNotify, StageAnalyze, StageAnalytics}
+var AllStages = []string{StageUploads, StageProcess, StageTranscribe, StageEnrich, StageNotify, StageAnalyze, StageAnalytics}
 
 func parseStages(s string) ([]string, error) {
 	var out []string
@@ -117,9 +123,12 @@ type Service struct {
 	brokers   []string
 
 	store    storeCloser
+	s3       *s3.Store // nil: uploads on local disk
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
+	health   *http.Server // a worker's /healthz and /metrics
+	healthAt string
 	notify   *app.NotifyReceiver
 	sink     *clickhouse.Store
 
@@ -130,11 +139,15 @@ type Service struct {
 	background   sync.WaitGroup
 	ready        chan struct{}
 	stopOnce     sync.Once
+	stopping     atomic.Bool
 	stopErr      error
 }
 
 // HTTPAddr is the address the API listens on (useful with port 0).
 func (s *Service) HTTPAddr() string { return s.httpAddr }
+
+// HealthAddr is where a worker answers /healthz ("" when it does not).
+func (s *Service) HealthAddr() string { return s.healthAt }
 
 // PublicURL is the base of upload addresses and event links.
 func (s *Service) PublicURL() string { return s.publicURL }
@@ -179,7 +192,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		s.brokers = s.embedded.Addrs()
 		log.Info("embedded kafka listening", "addrs", s.brokers)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, domain.Topics, int32(cfg.KafkaPartitions)); err != nil {
+	topics := domain.Topics
+	if cfg.S3() {
+		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
+	}
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, int32(cfg.KafkaPartitions)); err != nil {
 		return nil, fmt.Errorf("kafka topics: %w", err)
 	}
 	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
@@ -202,15 +219,10 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}
 		s.publicURL = "http://" + addr
 	}
-	secret, err := uploadSecret(cfg)
+	blobs, signer, err := s.openBlobs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	blobs, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
-	if err != nil {
-		return nil, err
-	}
-	signer := blob.NewSigner(s.publicURL, secret)
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	s.cancelWork = cancel
@@ -249,8 +261,42 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}()
 		log.Info("http listening", "addr", s.httpAddr, "publicURL", s.publicURL)
 	}
+	if roles&RoleAPI == 0 && cfg.HealthAddr != "" {
+		if err = s.serveHealth(reg); err != nil {
+			return nil, err
+		}
+	}
 	close(s.ready)
 	return s, nil
+}
+
+// serveHealth gives a process without the API what orchestrators probe:
+// GET /healthz (200 once ready, 503 before and while stopping) and GET
+// /metrics, on HYSCRIBE_HEALTH_ADDR.
+func (s *Service) serveHealth(reg *metrics.Registry) error {
+	ln, err := net.Listen("tcp", s.cfg.HealthAddr)
+	if err != nil {
+		return fmt.Errorf("HYSCRIBE_HEALTH_ADDR %s: %w", s.cfg.HealthAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if !s.isReady() || s.stopping.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":"not_ready"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_ = reg.WriteText(w)
+	})
+	s.healthAt = ln.Addr().String()
+	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.health.Serve(ln) }()
+	s.log.Info("health listening", "addr", ln.Addr().String())
+	return nil
 }
 
 func (s *Service) isReady() bool {
@@ -265,6 +311,43 @@ func (s *Service) isReady() bool {
 func (s *Service) goBackground(fn func()) {
 	s.background.Add(1)
 	go func() { defer s.background.Done(); fn() }()
+}
+
+// openBlobs opens where uploads are kept and how their addresses are signed:
+// an S3-compatible bucket with pre-signed PUTs (the bucket and its upload
+// notifications are set up if missing), or the local disk with addresses
+// served by the API itself.
+func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadSigner, error) {
+	cfg := s.cfg
+	if cfg.S3() {
+		st, err := s3.New(s3.Config{
+			Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
+		}
+		if err := st.EnsureBucket(ctx); err != nil {
+			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
+		}
+		if cfg.S3NotifyARN != "off" {
+			if err := st.EnableUploadNotifications(ctx, cfg.S3NotifyARN); err != nil {
+				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured?): %w", err)
+			}
+		}
+		s.s3 = st
+		s.log.Info("uploads go to S3", "endpoint", cfg.S3Endpoint, "bucket", cfg.S3Bucket, "notifications", cfg.S3NotifyARN)
+		return st, st, nil
+	}
+	secret, err := uploadSecret(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	disk, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return disk, blob.NewSigner(s.publicURL, secret), nil
 }
 
 func uploadSecret(cfg Config) ([]byte, error) {
@@ -288,8 +371,16 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			handler  func(context.Context, domain.Event) error
 			giveUp   = true
 			onGiveUp kafka.GiveUpFunc
+			decode   func(string, []byte) (domain.Event, error)
 		)
 		switch stage {
+		case StageUploads:
+			if s.s3 == nil {
+				log.Info("stage uploads not started: uploads are served by the API (set HYSCRIBE_S3_ENDPOINT for S3 uploads)")
+				continue
+			}
+			topics, decode = []string{domain.TopicStorageEvents}, s3.EventParser{Bucket: s.s3.Bucket()}.Parse
+			handler = app.NewCompleteStoredUpload(s.store, blobs, clock, cfg.MaxUploadBytes, log.With("stage", stage)).Handle
 		case StageAnalytics:
 			if err := s.startAnalytics(ctx, log, reg); err != nil {
 				return err
@@ -347,7 +438,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, s.notify.Handle, false
 		}
 		ccfg := kafka.ConsumerConfig{
-			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler,
+			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler, Decode: decode,
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
 			ShutdownGrace: cfg.ShutdownGrace,
 			Metrics:       stageMetrics(stage, handled, latency, retried, dead, backedOff),
@@ -477,6 +568,7 @@ func (s *Service) flushOutbox() {
 // embedded Kafka, store.
 func (s *Service) Stop() error {
 	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
 		var errs []error
 		if s.web != nil {
 			errs = append(errs, s.web.ShutdownWithTimeout(s.cfg.ShutdownGrace))
@@ -501,6 +593,11 @@ func (s *Service) Stop() error {
 		}
 		if s.embedded != nil {
 			s.embedded.Close()
+		}
+		if s.health != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			errs = append(errs, s.health.Shutdown(ctx))
+			cancel()
 		}
 		if s.store != nil {
 			errs = append(errs, s.store.Close())

@@ -1,0 +1,145 @@
+// Package s3test starts real MinIO servers for tests: each call runs its own
+// process (the binary named by HYSCRIBE_TEST_MINIO_BIN, built by
+// .ci/minio.sh) on free loopback ports with its own data directory, its Kafka
+// notification target pointed at the brokers the test gives it, and stops it
+// when the test ends. A test of its own keeps every test free to use a Kafka
+// cluster on a random port.
+package s3test
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hyscribe/domain"
+)
+
+// EnvBinary names the variable holding the path of the minio binary.
+const EnvBinary = "HYSCRIBE_TEST_MINIO_BIN"
+
+// TargetID is the ID of the Kafka notification target the server is started
+// with; ARN is how a bucket notification names it.
+const (
+	TargetID = "HYSCRIBE"
+	ARN      = "arn:minio:sqs::" + TargetID + ":kafka"
+)
+
+// Server is a running MinIO.
+type Server struct {
+	Endpoint  string // host:port of the S3 API
+	AccessKey string
+	SecretKey string
+	ARN       string // of the Kafka notification target
+	Topic     string // where notifications go
+	logs      *syncBuffer
+}
+
+// Logs returns what the server wrote so far.
+func (s *Server) Logs() string { return s.logs.String() }
+
+// Start runs a MinIO whose bucket notifications go to topic (default
+// domain.TopicStorageEvents) on brokers. It skips the test under -short or
+// when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if the server does
+// not become ready.
+func Start(t testing.TB, brokers []string, topic string) *Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("MinIO tests skipped under -short")
+	}
+	bin := os.Getenv(EnvBinary)
+	if bin == "" {
+		t.Skip(EnvBinary + " is not set (make test sets it; .ci/minio.sh builds the binary)")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s=%s: %v (run .ci/minio.sh)", EnvBinary, bin, err)
+	}
+	if topic == "" {
+		topic = domain.TopicStorageEvents
+	}
+	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &syncBuffer{}}
+	s.Endpoint = "127.0.0.1:" + freePort(t)
+	console := "127.0.0.1:" + freePort(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "server", "--quiet", "--address", s.Endpoint, "--console-address", console, filepath.Join(dir, "data"))
+	cmd.Env = append(os.Environ(),
+		"MINIO_ROOT_USER="+s.AccessKey,
+		"MINIO_ROOT_PASSWORD="+s.SecretKey,
+		"MINIO_BROWSER=off",
+		"MINIO_UPDATE=off",
+		"MINIO_CONFIG_ENV_FILE=",
+		"MINIO_NOTIFY_KAFKA_ENABLE_"+TargetID+"=on",
+		"MINIO_NOTIFY_KAFKA_BROKERS_"+TargetID+"="+strings.Join(brokers, ","),
+		"MINIO_NOTIFY_KAFKA_TOPIC_"+TargetID+"="+topic,
+		"HOME="+dir, // MinIO keeps nothing of ours elsewhere
+	)
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("minio output:\n%s", s.logs.String())
+		}
+	})
+
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("minio exited: %v\n%s", err, s.logs.String())
+		default:
+		}
+		resp, err := http.Get("http://" + s.Endpoint + "/minio/health/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("minio not ready on %s after 60s: %v\n%s", s.Endpoint, err, s.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// freePort returns a loopback port free at the time of the call.
+func freePort(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
