@@ -21,6 +21,9 @@ MINIO_VERSION="${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
 BIN_DIR="$PWD/.cache/bin"
 BIN="$BIN_DIR/minio"
 STAMP="$BIN_DIR/minio.version"
+# A copy per machine and version outside the work tree, so a fresh clone on
+# a machine that built it before (CI runs in one) need not build again.
+SHARED="${HYSCRIBE_TOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hyscribe}/minio-$MINIO_VERSION"
 ADDR="${MINIO_ADDR:-127.0.0.1:19900}"
 DATA="$PWD/.cache/minio"
 
@@ -28,9 +31,14 @@ build() {
   if [ -x "$BIN" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$MINIO_VERSION" ]; then
     return 0
   fi
-  echo "minio: building github.com/minio/minio@$MINIO_VERSION into .cache/bin (a few minutes, once)"
   mkdir -p "$BIN_DIR"
-  GOBIN="$BIN_DIR" GOFLAGS=-buildvcs=false go install "github.com/minio/minio@$MINIO_VERSION"
+  if [ -x "$SHARED" ]; then
+    cp "$SHARED" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+  else
+    echo "minio: building github.com/minio/minio@$MINIO_VERSION into .cache/bin (a few minutes, once per machine)"
+    GOBIN="$BIN_DIR" GOFLAGS=-buildvcs=false go install "github.com/minio/minio@$MINIO_VERSION"
+    mkdir -p "$(dirname "$SHARED")" && cp "$BIN" "$SHARED.tmp" && mv "$SHARED.tmp" "$SHARED"
+  fi
   echo "$MINIO_VERSION" >"$STAMP"
 }
 
