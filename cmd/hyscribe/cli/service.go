@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"hyscribe/adapters/asr"
 	"hyscribe/adapters/blob"
@@ -320,6 +321,13 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
 			ShutdownGrace: cfg.ShutdownGrace,
 			Metrics:       stageMetrics(stage, handled, latency, retried, dead),
+			// A worker that dies without leaving its group holds its
+			// partitions until the session times out; then the others
+			// take them over.
+			ClientOpts: []kgo.Opt{
+				kgo.SessionTimeout(cfg.KafkaSessionTimeout),
+				kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
+			},
 		}
 		if giveUp {
 			st := stage

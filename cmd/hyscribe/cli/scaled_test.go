@@ -1,0 +1,263 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"hyscribe/adapters/asr/asrtest"
+	"hyscribe/adapters/kafka"
+	"hyscribe/adapters/postgres"
+	"hyscribe/adapters/postgres/pgtest"
+	"hyscribe/domain"
+)
+
+// TestScaledOutProcessesSurviveAWorkerKill is the production topology as
+// real OS processes: two `hyscribe api` and two `hyscribe worker` on one
+// Postgres schema and a three-broker Kafka cluster the test runs. 200 jobs
+// are created and uploaded through both APIs; one worker is killed with
+// SIGKILL while the pipeline is busy. Every job still ends transcribed, each
+// state change was made once (one status event per job and state), the
+// surviving worker holds every partition of the stage groups, and the
+// receiver gets at most one transcript_ready per job.
+func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs four processes")
+	}
+	dbURL := pgtest.URL(t) // skips without Postgres
+	cluster, err := kafka.StartEmbedded("127.0.0.1:0", "", 12,
+		kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	engine := asrtest.NewEngine(t)
+	engine.Delay(20 * time.Millisecond)
+	hook := &receiver{got: map[string]int{}}
+	hookSrv := httptest.NewServer(hook)
+	defer hookSrv.Close()
+
+	vars := map[string]string{
+		"DATABASE_URL":                   dbURL,
+		"KAFKA_BROKERS":                  strings.Join(cluster.Addrs(), ","),
+		"HYSCRIBE_KAFKA_PARTITIONS":      "12",
+		"HYSCRIBE_KAFKA_SESSION_TIMEOUT": "3s",
+		"HYSCRIBE_DATA_DIR":              t.TempDir(), // shared: uploaded blobs
+		"HYSCRIBE_HTTP_ADDR":             "127.0.0.1:0",
+		"HYSCRIBE_UPLOAD_SECRET":         "shared-upload-secret",
+		"HYSCRIBE_ASR_URL":               engine.URL(),
+		"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true",
+		"HYSCRIBE_STAGE_BACKOFF":         "50ms",
+		"HYSCRIBE_SHUTDOWN_GRACE":        "1s",
+		"HYSCRIBE_LOG_LEVEL":             "info",
+	}
+	acct := runCLI(t, env(vars), "account", "create", "--name", "scaled", "--plan", "business", "--seconds", "100000")
+	runCLI(t, env(vars), "account", "update", "--account", acct["accountId"].(string), "--webhook-url", hookSrv.URL, "--webhook-secret", "s")
+	key := acct["apiKey"].(string)
+
+	_, api1 := startAPI(t, "api-1", vars)
+	_, api2 := startAPI(t, "api-2", vars)
+	victim := startProc(t, "worker-1", vars, "worker")
+	startProc(t, "worker-2", vars, "worker")
+	apis := []string{api1, api2}
+
+	store, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	count := func(ids []string) map[domain.Status]int {
+		out := map[domain.Status]int{}
+		for _, id := range ids {
+			j, err := store.GetJob(context.Background(), domain.DocID(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[j.Status]++
+			if j.Status == domain.StatusFailed {
+				t.Fatalf("job %s failed: %s", id, j.Error)
+			}
+		}
+		return out
+	}
+
+	mono, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu  sync.Mutex
+		ids []string
+	)
+	submit := func(from, to int) {
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := from + w; i < to; i += 8 {
+					var created struct{ DocID, UploadURL string }
+					call(t, "POST", "http://"+apis[i%2]+"/api/createTranscription", key,
+						strings.NewReader(fmt.Sprintf(`{"type":"single_voice","metadata":{"n":%d}}`, i)), 200, &created)
+					if !strings.HasPrefix(created.UploadURL, "http://"+apis[i%2]+"/") {
+						t.Errorf("upload URL %s is not on the API that created it (%s)", created.UploadURL, apis[i%2])
+					}
+					// Upload through the other API: the shared secret and
+					// data dir make either one accept it.
+					call(t, "PUT", strings.Replace(created.UploadURL, apis[i%2], apis[(i+1)%2], 1), "", bytes.NewReader(mono), 200, nil)
+					mu.Lock()
+					ids = append(ids, created.DocID)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+
+	const jobs = 200
+	start := time.Now()
+	submit(0, jobs/2)
+	waitFor(t, "the first jobs to finish", 60*time.Second, func() (bool, string) {
+		st := count(ids)
+		return st[domain.StatusTranscribed] >= 10, fmt.Sprint(st)
+	})
+	before := count(ids)
+	victim.kill()
+	t.Logf("killed worker-1 after %s with %v", time.Since(start).Round(time.Millisecond), before)
+	if before[domain.StatusTranscribed] == jobs/2 {
+		t.Logf("note: every job of the first half was already done at the kill")
+	}
+	submit(jobs/2, jobs)
+	waitFor(t, "every job to be transcribed", 90*time.Second, func() (bool, string) {
+		st := count(ids)
+		return st[domain.StatusTranscribed] == jobs, fmt.Sprint(st)
+	})
+	t.Logf("%d jobs transcribed %s after the first create", jobs, time.Since(start).Round(time.Millisecond))
+
+	// The survivor owns every partition of every stage group.
+	adm := kadmClient(t, cluster.Addrs())
+	groups, err := adm.DescribeGroups(context.Background(), "hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich", "hyscribe-notify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range groups {
+		if g.Err != nil {
+			t.Fatalf("describe %s: %v", name, g.Err)
+		}
+		if len(g.Members) != 1 {
+			t.Errorf("group %s has %d members after the kill, want 1 (the survivor)", name, len(g.Members))
+			continue
+		}
+		parts := 0
+		if a, ok := g.Members[0].Assigned.AsConsumer(); ok {
+			for _, tp := range a.Topics {
+				parts += len(tp.Partitions)
+			}
+		}
+		want := 12
+		if name == "hyscribe-notify" {
+			want = 24 // two topics
+		}
+		if parts != want {
+			t.Errorf("group %s: survivor holds %d partitions, want %d", name, parts, want)
+		}
+	}
+
+	// Every state change was made once: exactly one status event per job
+	// and state, whatever was redone after the kill.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.Addrs()...), kgo.ConsumeTopics(domain.TopicJobStatus),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	type docStatus struct{ doc, status string }
+	eventIDs := map[docStatus]map[string]bool{}
+	records := 0
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for len(eventIDs) < jobs*4 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var ev domain.Event
+			var data domain.JobStatusData
+			if json.Unmarshal(r.Value, &ev) != nil || ev.DecodeData(&data) != nil {
+				t.Fatalf("undecodable status record %s", r.Value)
+			}
+			k := docStatus{string(ev.DocID), string(data.Status)}
+			if eventIDs[k] == nil {
+				eventIDs[k] = map[string]bool{}
+			}
+			eventIDs[k][ev.ID] = true
+			records++
+		})
+	}
+	if len(eventIDs) != jobs*4 {
+		t.Fatalf("%d (docId, status) pairs on %s, want %d (uploading, processing, converting, transcribed per job)",
+			len(eventIDs), domain.TopicJobStatus, jobs*4)
+	}
+	for k, evs := range eventIDs {
+		if len(evs) != 1 {
+			t.Errorf("job %s entered %s %d times: events %v", k.doc, k.status, len(evs), evs)
+		}
+	}
+	// A relay killed between Kafka's ack and marking its batch sent
+	// publishes it again once the lease ends: a copy of the same event
+	// (same id), which consumers deduplicate (docs/events.md).
+	t.Logf("status records read: %d for %d events", records, jobs*4)
+
+	// Webhooks: never two for a job. A delivery the killed worker had begun
+	// but not sent stays pending until a notify stage starts again.
+	waitFor(t, "transcript_ready deliveries", 20*time.Second, func() (bool, string) {
+		hook.mu.Lock()
+		defer hook.mu.Unlock()
+		return len(hook.got) >= jobs-pendingDeliveries(t, store, ids), fmt.Sprintf("%d received", len(hook.got))
+	})
+	hook.mu.Lock()
+	defer hook.mu.Unlock()
+	for id, n := range hook.got {
+		if n != 1 {
+			t.Errorf("job %s: %d transcript_ready deliveries", id, n)
+		}
+	}
+	if missing := jobs - len(hook.got); missing > 0 {
+		t.Logf("%d deliveries begun by the killed worker are pending", missing)
+	}
+}
+
+func pendingDeliveries(t *testing.T, store *postgres.Store, ids []string) int {
+	t.Helper()
+	n := 0
+	for _, id := range ids {
+		ds, err := store.Deliveries(context.Background(), domain.DocID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Status == domain.DeliveryPending {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func kadmClient(t *testing.T, brokers []string) *kadm.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl)
+}
