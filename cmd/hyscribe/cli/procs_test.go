@@ -173,4 +173,3 @@ func waitFor(t *testing.T, what string, within time.Duration, cond func() (bool,
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
