@@ -37,9 +37,12 @@ test-short:
 bdd: deps
 	$(GO) test -race -count=1 -v ./features/
 
-## bench: Go benchmarks of the hot paths (Postgres ones included); prints figures
+## bench: Go benchmarks of the hot paths (Postgres ones included), then the API and
+## pipeline under load (bench/run.sh: wrk, real processes); prints figures and
+## rewrites its section of docs/performance.md
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
+	bash bench/run.sh
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
 lint:
