@@ -46,9 +46,10 @@ import (
 
 type options struct {
 	bin, bare, wrk, lua, audio, out, dbBase string
-	keys, jobs, paced, rate             int
-	dur                                 time.Duration
-	conns                               int
+	keys, jobs, paced, rate, accounts       int
+	pool                                    int
+	dur                                     time.Duration
+	conns                                   int
 }
 
 func main() {
@@ -61,6 +62,8 @@ func main() {
 	flag.StringVar(&o.out, "out", "docs/performance.md", "file whose bench section is rewritten ('' to skip)")
 	flag.StringVar(&o.dbBase, "db", os.Getenv("HYSCRIBE_TEST_DATABASE_URL"), "Postgres server URL")
 	flag.IntVar(&o.keys, "keys", 4000, "API keys the poll load rotates through")
+	flag.IntVar(&o.accounts, "accounts", 50, "accounts the keys (and so the jobs) are spread over")
+	flag.IntVar(&o.pool, "pool", 16, "pool_max_conns of the hyscribe processes (0: pgx's default, max(4, CPUs))")
 	flag.IntVar(&o.jobs, "jobs", 1000, "jobs created for the upload and pipeline figures")
 	flag.IntVar(&o.paced, "paced", 300, "jobs of the paced end-to-end latency run")
 	flag.IntVar(&o.rate, "rate", 100, "jobs per second of the paced run")
@@ -76,7 +79,7 @@ func main() {
 // results are the figures, as printed and written.
 type results struct {
 	Poll, Limited, Bare           wrkResult
-	Keys                          int
+	Keys, Accounts, Pool          int
 	Uploads                       int
 	UploadSecs                    float64
 	PipelineJobs                  int
@@ -89,6 +92,8 @@ type results struct {
 	HourSecs                      float64
 	HourTook                      time.Duration
 	WorkerHWMkB, WorkerIdleHWMkB  int64
+	PipeBusy                      float64 // machine CPU busy share during the backlog run
+	PipeAPICPU, PipeWorkerCPU     float64 // CPU seconds of the api and worker processes then
 	CPUs                          int
 	When                          time.Time
 }
@@ -110,7 +115,7 @@ func run(o options) error {
 		return errors.New("-bin, -bare and -db (or HYSCRIBE_TEST_DATABASE_URL) are required")
 	}
 	ctx := context.Background()
-	r := results{Keys: o.keys, CPUs: runtime.NumCPU(), When: time.Now().UTC()}
+	r := results{Keys: o.keys, Accounts: o.accounts, Pool: o.pool, CPUs: runtime.NumCPU(), When: time.Now().UTC()}
 	audio, err := os.ReadFile(o.audio)
 	if err != nil {
 		return err
@@ -143,8 +148,12 @@ func run(o options) error {
 	}
 	defer hook.srv.Close()
 
+	procURL := dbURL
+	if o.pool > 0 {
+		procURL += "&pool_max_conns=" + strconv.Itoa(o.pool)
+	}
 	vars := map[string]string{
-		"DATABASE_URL":                   dbURL,
+		"DATABASE_URL":                   procURL,
 		"HYSCRIBE_DATA_DIR":              filepath.Join(work, "data"),
 		"HYSCRIBE_HTTP_ADDR":             "127.0.0.1:0",
 		"HYSCRIBE_KAFKA_EMBEDDED_ADDR":   "127.0.0.1:0",
@@ -183,21 +192,25 @@ func run(o options) error {
 	}
 	defer store.Close()
 	prov := app.NewProvision(store, store, ports.SystemClock{})
-	acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 1e9)
-	if err != nil {
-		return err
+	hookURL, secret := hook.srv.URL, "bench"
+	var accts []domain.AccountID
+	var keys []string
+	for range max(o.accounts, 1) {
+		acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 1e9)
+		if err != nil {
+			return err
+		}
+		if _, err := prov.UpdateAccount(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
+			return err
+		}
+		accts, keys = append(accts, acct.ID), append(keys, first)
 	}
-	keys := []string{first}
-	for len(keys) < o.keys {
-		k, _, err := prov.CreateAPIKey(ctx, acct.ID)
+	for len(keys) < o.keys { // round robin: key i belongs to account i % accounts
+		k, _, err := prov.CreateAPIKey(ctx, accts[len(keys)%len(accts)])
 		if err != nil {
 			return err
 		}
 		keys = append(keys, k)
-	}
-	hookURL, secret := hook.srv.URL, "bench"
-	if _, err := prov.UpdateAccount(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
-		return err
 	}
 	keysFile := filepath.Join(work, "keys")
 	if err := os.WriteFile(keysFile, []byte(strings.Join(keys, "\n")+"\n"), 0o600); err != nil {
@@ -248,6 +261,8 @@ func run(o options) error {
 	// 3. Pipeline: a worker drains the backlog.
 	fmt.Fprintln(os.Stderr, "bench: pipeline drains the backlog")
 	hook.reset()
+	busy0, total0 := machineCPU()
+	api0 := procCPU(api.cmd.Process.Pid)
 	workerStart := time.Now()
 	worker, err := startProc(work, "worker", vars, o.bin, "worker")
 	if err != nil {
@@ -261,6 +276,9 @@ func run(o options) error {
 	r.PipelineJobs = len(ids)
 	r.PipelineWallSec = time.Since(workerStart).Seconds()
 	r.PipelineSecs = spread(done)
+	busy1, total1 := machineCPU()
+	r.PipeBusy = float64(busy1-busy0) / float64(max(total1-total0, 1))
+	r.PipeAPICPU, r.PipeWorkerCPU = procCPU(api.cmd.Process.Pid)-api0, procCPU(worker.cmd.Process.Pid)
 	if err := hook.wait(len(ids), 30*time.Second); err != nil {
 		return err
 	}
@@ -524,6 +542,39 @@ func pct(sorted []time.Duration, p int) time.Duration {
 	}
 	i := (len(sorted)*p + 99) / 100
 	return sorted[min(max(i-1, 0), len(sorted)-1)]
+}
+
+// machineCPU returns the busy and total jiffies of all CPUs (/proc/stat).
+func machineCPU() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	for i, f := range strings.Fields(line)[1:] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
+}
+
+// procCPU is the CPU time pid has used, in seconds (/proc/<pid>/stat).
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return float64(u+s) / 100 // USER_HZ
 }
 
 // vmHWM is the peak resident set of pid, from /proc/<pid>/status, in kB.

@@ -104,7 +104,7 @@ func format(r results) string {
 	p("same cores as the service; loopback only). Processes: one `hyscribe api`, one `hyscribe worker`\n")
 	p("(all stages), Postgres on 127.0.0.1 (a schema of its own), the API's embedded Kafka (12\n")
 	p("partitions), an instant fake speech engine and a local webhook receiver. Command: `make bench`\n")
-	p("(`bench/run.sh` → `bench/load`).\n\n")
+	p("(`bench/run.sh` → `bench/load`). Jobs and keys spread over %d account(s); Postgres pool per process: %s.\n\n", r.Accounts, poolText(r.Pool))
 	p("| figure | measured | target | verdict |\n|---|---|---|---|\n")
 	p("| poll `GET /api/getTranscription`, %d keys rotated (200 path; rate limiter on) | %.0f req/s, p50 %s, p99 %s | ≥ 25%% of bare fiber, p99 ≤ 15 ms | %s |\n",
 		r.Keys, r.Poll.rps(), ms(r.Poll.P50us), ms(r.Poll.P99us), verdict(ratio >= 0.25 && r.Poll.P99us <= 15000))
@@ -115,6 +115,8 @@ func format(r results) string {
 	pipe := float64(r.PipelineJobs) / r.PipelineSecs
 	p("| pipeline, backlog of %d jobs, instant engine (first to last transcribed) | %.0f jobs/s (%.0f jobs/s counting the worker's start, %.1f s) | ≥ 300 jobs/s | %s |\n",
 		r.PipelineJobs, pipe, float64(r.PipelineJobs)/r.PipelineWallSec, r.PipelineWallSec, verdict(pipe >= 300))
+	p("| during the backlog: machine CPU busy, CPU seconds of api / worker | %.0f%%, %.1f s / %.1f s of %.1f s | — | — |\n",
+		r.PipeBusy*100, r.PipeAPICPU, r.PipeWorkerCPU, r.PipelineWallSec)
 	p("| end to end, upload done → transcribed, %d jobs at %d/s | p50 %s, p99 %s, max %s | — | — |\n",
 		r.PacedJobs, r.PacedRate, r.E2EP50.Round(time.Millisecond), r.E2EP99.Round(time.Millisecond), r.E2EMax.Round(time.Millisecond))
 	p("| webhook deliveries (transcript_ready, during the backlog) | %.0f /s (%d) | — | — |\n", float64(r.Webhooks)/r.WebhookSecs, r.Webhooks)
@@ -123,6 +125,13 @@ func format(r results) string {
 	p("\nwrk: `-t2 -c%d`, %.0f s a run, `bench/poll.lua`. Status counts — poll: %v; one key: %v; socket errors %d/%d/%d.\n",
 		32, r.Poll.Seconds, r.Poll.Statuses, r.Limited.Statuses, r.Poll.SocketErrors, r.Limited.SocketErrors, r.Bare.SocketErrors)
 	return b.String()
+}
+
+func poolText(n int) string {
+	if n == 0 {
+		return "pgx's default (max(4, CPUs) connections)"
+	}
+	return fmt.Sprintf("`pool_max_conns=%d`", n)
 }
 
 func verdict(ok bool) string {
