@@ -192,10 +192,12 @@ func run(o options) error {
 	}
 	defer store.Close()
 	prov := app.NewProvision(store, store, ports.SystemClock{})
+	// Account 0 holds the keys the poll load rotates through (a job is
+	// polled by its own account); the jobs of the pipeline runs are spread
+	// over every account, one key each, as many customers' would be.
 	hookURL, secret := hook.srv.URL, "bench"
-	var accts []domain.AccountID
-	var keys []string
-	for range max(o.accounts, 1) {
+	var keys, jobKeys []string
+	for i := range max(o.accounts, 1) {
 		acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 1e9)
 		if err != nil {
 			return err
@@ -203,14 +205,18 @@ func run(o options) error {
 		if _, err := prov.UpdateAccount(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
 			return err
 		}
-		accts, keys = append(accts, acct.ID), append(keys, first)
-	}
-	for len(keys) < o.keys { // round robin: key i belongs to account i % accounts
-		k, _, err := prov.CreateAPIKey(ctx, accts[len(keys)%len(accts)])
-		if err != nil {
-			return err
+		jobKeys = append(jobKeys, first)
+		if i > 0 {
+			continue
 		}
-		keys = append(keys, k)
+		keys = append(keys, first)
+		for len(keys) < o.keys {
+			k, _, err := prov.CreateAPIKey(ctx, acct.ID)
+			if err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
 	}
 	keysFile := filepath.Join(work, "keys")
 	if err := os.WriteFile(keysFile, []byte(strings.Join(keys, "\n")+"\n"), 0o600); err != nil {
@@ -252,7 +258,7 @@ func run(o options) error {
 	// 2. Create + upload, no worker running: the events wait in Kafka.
 	fmt.Fprintf(os.Stderr, "bench: %d creates and uploads\n", o.jobs)
 	start := time.Now()
-	ids, _, err := submit(client, apiAddr, keys, audio, o.jobs, 16, 0)
+	ids, _, err := submit(client, apiAddr, jobKeys, audio, o.jobs, 16, 0)
 	if err != nil {
 		return err
 	}
@@ -286,7 +292,7 @@ func run(o options) error {
 
 	// 4. Paced: end-to-end latency at a steady rate the pipeline keeps up with.
 	fmt.Fprintf(os.Stderr, "bench: %d jobs at %d/s for end-to-end latency\n", o.paced, o.rate)
-	pids, uploaded, err := submit(client, apiAddr, keys, audio, o.paced, 16, o.rate)
+	pids, uploaded, err := submit(client, apiAddr, jobKeys, audio, o.paced, 16, o.rate)
 	if err != nil {
 		return err
 	}
@@ -316,7 +322,7 @@ func run(o options) error {
 	procs = append(procs, rssWorker)
 	time.Sleep(2 * time.Second) // joined its groups, idle
 	r.WorkerIdleHWMkB, _ = vmHWM(rssWorker.cmd.Process.Pid)
-	hourID, hourURL, err := createJob(client, apiAddr, keys[1])
+	hourID, hourURL, err := createJob(client, apiAddr, jobKeys[len(jobKeys)-1])
 	if err != nil {
 		return err
 	}

@@ -104,9 +104,9 @@ func format(r results) string {
 	p("same cores as the service; loopback only). Processes: one `hyscribe api`, one `hyscribe worker`\n")
 	p("(all stages), Postgres on 127.0.0.1 (a schema of its own), the API's embedded Kafka (12\n")
 	p("partitions), an instant fake speech engine and a local webhook receiver. Command: `make bench`\n")
-	p("(`bench/run.sh` → `bench/load`). Jobs and keys spread over %d account(s); Postgres pool per process: %s.\n\n", r.Accounts, poolText(r.Pool))
+	p("(`bench/run.sh` → `bench/load`). Pipeline jobs spread over %d accounts; the poll keys are one account's; Postgres pool per process: %s.\n\n", r.Accounts, poolText(r.Pool))
 	p("| figure | measured | target | verdict |\n|---|---|---|---|\n")
-	p("| poll `GET /api/getTranscription`, %d keys rotated (200 path; rate limiter on) | %.0f req/s, p50 %s, p99 %s | ≥ 25%% of bare fiber, p99 ≤ 15 ms | %s |\n",
+	p("| poll `GET /api/getTranscription`, %d keys of one account rotated (200 path; rate limiter on) | %.0f req/s, p50 %s, p99 %s | ≥ 25%% of bare fiber, p99 ≤ 15 ms | %s |\n",
 		r.Keys, r.Poll.rps(), ms(r.Poll.P50us), ms(r.Poll.P99us), verdict(ratio >= 0.25 && r.Poll.P99us <= 15000))
 	p("| bare fiber handler, static JSON (`bench/barefiber`) | %.0f req/s, p50 %s, p99 %s | — | — |\n", r.Bare.rps(), ms(r.Bare.P50us), ms(r.Bare.P99us))
 	p("| poll / bare fiber | %.1f%% | ≥ 25%% | %s |\n", ratio*100, verdict(ratio >= 0.25))

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -107,15 +109,22 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := from + w; i < to; i += 8 {
+					// Not call: t.Fatal must not run outside the test's goroutine.
 					var created struct{ DocID, UploadURL string }
-					call(t, "POST", "http://"+apis[i%2]+"/api/createTranscription", key,
-						strings.NewReader(fmt.Sprintf(`{"type":"single_voice","metadata":{"n":%d}}`, i)), 200, &created)
+					body := fmt.Sprintf(`{"type":"single_voice","metadata":{"n":%d}}`, i)
+					if err := send("POST", "http://"+apis[i%2]+"/api/createTranscription", key, strings.NewReader(body), &created); err != nil {
+						t.Error(err)
+						return
+					}
 					if !strings.HasPrefix(created.UploadURL, "http://"+apis[i%2]+"/") {
 						t.Errorf("upload URL %s is not on the API that created it (%s)", created.UploadURL, apis[i%2])
 					}
 					// Upload through the other API: the shared secret and
 					// data dir make either one accept it.
-					call(t, "PUT", strings.Replace(created.UploadURL, apis[i%2], apis[(i+1)%2], 1), "", bytes.NewReader(mono), 200, nil)
+					if err := send("PUT", strings.Replace(created.UploadURL, apis[i%2], apis[(i+1)%2], 1), "", bytes.NewReader(mono), nil); err != nil {
+						t.Error(err)
+						return
+					}
 					mu.Lock()
 					ids = append(ids, created.DocID)
 					mu.Unlock()
@@ -128,6 +137,9 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 	const jobs = 200
 	start := time.Now()
 	submit(0, jobs/2)
+	if t.Failed() {
+		t.FailNow()
+	}
 	waitFor(t, "the first jobs to finish", 60*time.Second, func() (bool, string) {
 		st := count(ids)
 		return st[domain.StatusTranscribed] >= 10, fmt.Sprint(st)
@@ -139,6 +151,9 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 		t.Logf("note: every job of the first half was already done at the kill")
 	}
 	submit(jobs/2, jobs)
+	if t.Failed() {
+		t.FailNow()
+	}
 	waitFor(t, "every job to be transcribed", 90*time.Second, func() (bool, string) {
 		st := count(ids)
 		return st[domain.StatusTranscribed] == jobs, fmt.Sprint(st)
@@ -233,6 +248,32 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 	if missing := jobs - len(hook.got); missing > 0 {
 		t.Logf("%d deliveries begun by the killed worker are pending", missing)
 	}
+}
+
+// send makes one API request that must answer 200, decoding the body into
+// out when out is not nil.
+func send(method, url, key string, body io.Reader, out any) error {
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
 }
 
 func pendingDeliveries(t *testing.T, store *postgres.Store, ids []string) int {
