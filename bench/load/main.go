@@ -66,7 +66,7 @@ func main() {
 	flag.IntVar(&o.pool, "pool", 16, "pool_max_conns of the hyscribe processes (0: pgx's default, max(4, CPUs))")
 	flag.IntVar(&o.jobs, "jobs", 1000, "jobs created for the upload and pipeline figures")
 	flag.IntVar(&o.paced, "paced", 300, "jobs of the paced end-to-end latency run")
-	flag.IntVar(&o.rate, "rate", 100, "jobs per second of the paced run")
+	flag.IntVar(&o.rate, "rate", 40, "jobs per second of the paced run")
 	flag.DurationVar(&o.dur, "duration", 8*time.Second, "length of each wrk run")
 	flag.IntVar(&o.conns, "connections", 32, "wrk connections")
 	flag.Parse()
