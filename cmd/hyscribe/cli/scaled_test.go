@@ -160,34 +160,41 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 	})
 	t.Logf("%d jobs transcribed %s after the first create", jobs, time.Since(start).Round(time.Millisecond))
 
-	// The survivor owns every partition of every stage group.
+	// The survivor owns every partition of every stage group (the groups'
+	// session timeouts end at about the same moment; wait a little for the
+	// last one).
 	adm := kadmClient(t, cluster.Addrs())
-	groups, err := adm.DescribeGroups(context.Background(), "hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich", "hyscribe-notify")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, g := range groups {
-		if g.Err != nil {
-			t.Fatalf("describe %s: %v", name, g.Err)
+	waitFor(t, "the survivor to hold every partition", 15*time.Second, func() (bool, string) {
+		groups, err := adm.DescribeGroups(context.Background(), "hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich", "hyscribe-notify")
+		if err != nil {
+			return false, err.Error()
 		}
-		if len(g.Members) != 1 {
-			t.Errorf("group %s has %d members after the kill, want 1 (the survivor)", name, len(g.Members))
-			continue
-		}
-		parts := 0
-		if a, ok := g.Members[0].Assigned.AsConsumer(); ok {
-			for _, tp := range a.Topics {
-				parts += len(tp.Partitions)
+		var problems []string
+		for name, g := range groups {
+			if g.Err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", name, g.Err))
+				continue
+			}
+			if len(g.Members) != 1 {
+				problems = append(problems, fmt.Sprintf("%s has %d members", name, len(g.Members)))
+				continue
+			}
+			parts := 0
+			if a, ok := g.Members[0].Assigned.AsConsumer(); ok {
+				for _, tp := range a.Topics {
+					parts += len(tp.Partitions)
+				}
+			}
+			want := 12
+			if name == "hyscribe-notify" {
+				want = 24 // two topics
+			}
+			if parts != want {
+				problems = append(problems, fmt.Sprintf("%s: survivor holds %d partitions, want %d", name, parts, want))
 			}
 		}
-		want := 12
-		if name == "hyscribe-notify" {
-			want = 24 // two topics
-		}
-		if parts != want {
-			t.Errorf("group %s: survivor holds %d partitions, want %d", name, parts, want)
-		}
-	}
+		return len(problems) == 0 && len(groups) == 4, strings.Join(problems, "; ")
+	})
 
 	// Every state change was made once: exactly one status event per job
 	// and state, whatever was redone after the kill.
