@@ -19,6 +19,7 @@ type Config struct {
 	KafkaEmbeddedAddr   string        // HYSCRIBE_KAFKA_EMBEDDED_ADDR
 	KafkaPartitions     int           // HYSCRIBE_KAFKA_PARTITIONS
 	KafkaSessionTimeout time.Duration // HYSCRIBE_KAFKA_SESSION_TIMEOUT
+	OutboxLease         time.Duration // HYSCRIBE_OUTBOX_LEASE
 	ClickHouseDSN       string        // CLICKHOUSE_DSN
 	ASRURL              string        // HYSCRIBE_ASR_URL
 	ASRAPIKey           string        // HYSCRIBE_ASR_API_KEY
@@ -54,6 +55,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		KafkaEmbeddedAddr:   p.str("HYSCRIBE_KAFKA_EMBEDDED_ADDR", "127.0.0.1:9092"),
 		KafkaPartitions:     p.int("HYSCRIBE_KAFKA_PARTITIONS", 12),
 		KafkaSessionTimeout: p.dur("HYSCRIBE_KAFKA_SESSION_TIMEOUT", 45*time.Second),
+		OutboxLease:         p.dur("HYSCRIBE_OUTBOX_LEASE", 30*time.Second),
 		ClickHouseDSN:       p.str("CLICKHOUSE_DSN", ""),
 		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
 		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
@@ -86,8 +88,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("%s must be an absolute http(s) URL, not %q", u.name, u.v)
 		}
 	}
-	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
+	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
+		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
 	}
 	return c, nil
 }

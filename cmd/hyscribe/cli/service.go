@@ -215,6 +215,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	s.cancelStages = cancelStages
 
 	s.relay = app.NewRelay(s.store, s.pub, clock, log)
+	// Records claimed by a relay that died unpublished wait this long
+	// before another relay takes them.
+	s.relay.Lease = cfg.OutboxLease
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
