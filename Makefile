@@ -54,9 +54,12 @@ eval: eval-deps
 eval-deps:
 	bash .ci/eval-deps.sh
 
-## bench: Go benchmarks of the hot paths; prints figures (Postgres ones, the ClickHouse sink in rows/s)
+## bench: Go benchmarks of the hot paths (Postgres ones, the ClickHouse sink in rows/s), then the
+## API and pipeline under load (bench/run.sh: wrk, real processes); prints figures and
+## rewrites its section of docs/performance.md
 bench: deps
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
+	bash bench/run.sh
 
 ## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
 lint:

@@ -86,7 +86,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(
 		return fnErr
 	}
 	if err != nil {
-		return fmt.Errorf("postgres.UpdateAccount: %w", err)
+		return fmt.Errorf("postgres.UpdateAccount: %w", translate(err))
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]do
 	rows, err := s.pool.Query(ctx, "SELECT "+keyCols+` FROM api_keys k
 		WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.ord DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
 	}
 	defer rows.Close()
 	var out []domain.APIKey
@@ -158,13 +158,13 @@ func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]do
 		var created int64
 		var lastUsed, revoked *int64
 		if err := rows.Scan(keyDest(&k, &created, &lastUsed, &revoked)...); err != nil {
-			return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+			return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
 		}
 		finishKey(&k, created, lastUsed, revoked)
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
 	}
 	return out, nil
 }

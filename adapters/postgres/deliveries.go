@@ -61,7 +61,7 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error) {
 	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = $1 ORDER BY created_at, ord`, string(doc))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.Deliveries: %w", err)
+		return nil, fmt.Errorf("postgres.Deliveries: %w", translate(err))
 	}
 	return out, nil
 }
@@ -72,7 +72,7 @@ func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limi
 	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE status = $1 AND created_at < $2
 		ORDER BY created_at, ord LIMIT $3`, domain.DeliveryPending, toMs(olderThan), limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres.PendingDeliveries: %w", err)
+		return nil, fmt.Errorf("postgres.PendingDeliveries: %w", translate(err))
 	}
 	return out, nil
 }

@@ -110,10 +110,10 @@ func toDomainJob(row pgx.Row) (domain.Job, error) {
 func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Event) error {
 	row, err := toJobRow(j)
 	if err != nil {
-		return fmt.Errorf("postgres.CreateJob: %w", err)
+		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	if err := checkEvents(events); err != nil {
-		return fmt.Errorf("postgres.CreateJob: %w", err)
+		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
@@ -122,7 +122,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 		return translate(tx.SendBatch(ctx, b).Close())
 	})
 	if err != nil {
-		return fmt.Errorf("postgres.CreateJob: %w", err)
+		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	if len(events) > 0 {
 		s.signal()
@@ -189,7 +189,7 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		return fnErr // unchanged, as the contract says
 	}
 	if err != nil {
-		return fmt.Errorf("postgres.UpdateJob: %w", err)
+		return fmt.Errorf("postgres.UpdateJob: %w", translate(err))
 	}
 	if wrote {
 		s.signal()
@@ -207,19 +207,19 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 		ORDER BY created_at, id
 		LIMIT $3`, toMs(now), toMs(stuckBefore), limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres.StaleJobs: %w", err)
+		return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
 	}
 	defer rows.Close()
 	var out []domain.Job
 	for rows.Next() {
 		j, err := toDomainJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("postgres.StaleJobs: %w", err)
+			return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
 		}
 		out = append(out, j)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.StaleJobs: %w", err)
+		return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
 	}
 	return out, nil
 }

@@ -105,7 +105,7 @@ func (s *Store) ClaimOutbox(ctx context.Context, now time.Time, lease time.Durat
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ClaimOutbox: %w", err)
+		return nil, fmt.Errorf("postgres.ClaimOutbox: %w", translate(err))
 	}
 	return out, nil
 }
@@ -116,7 +116,7 @@ func (s *Store) MarkSent(ctx context.Context, seqs []int64) error {
 		return nil
 	}
 	if _, err := s.pool.Exec(ctx, `DELETE FROM outbox WHERE seq = ANY($1)`, seqs); err != nil {
-		return fmt.Errorf("postgres.MarkSent: %w", err)
+		return fmt.Errorf("postgres.MarkSent: %w", translate(err))
 	}
 	return nil
 }

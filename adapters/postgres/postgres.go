@@ -17,13 +17,16 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -204,10 +207,16 @@ const (
 )
 
 // translate turns driver errors into the domain's sentinels, keeping the
-// driver's error in the chain for the log.
+// driver's error in the chain for the log. An error already translated is
+// returned as it is, so nested calls do not repeat the sentinel.
 func translate(err error) error {
 	if err == nil {
 		return nil
+	}
+	for _, done := range []error{domain.ErrNotFound, domain.ErrConflict, domain.ErrUnavailable} {
+		if errors.Is(err, done) {
+			return err
+		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.ErrNotFound
@@ -223,7 +232,35 @@ func translate(err error) error {
 			return fmt.Errorf("account %w: %w", domain.ErrNotFound, err)
 		}
 	}
+	if unreachable(err) {
+		return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
+	}
 	return err
+}
+
+// unreachable reports whether err says the database could not be reached
+// or dropped the connection (restart, failover, network cut), rather than
+// refusing the statement: the request may succeed once it is back, so
+// callers answer "unavailable" (503) instead of "internal error".
+func unreachable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// Class 08 connection exception; 57P01-03 the server shutting down
+		// or starting; 53300 too many connections.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" ||
+			pe.Code == "57P03" || pe.Code == "53300"
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce), errors.As(err, &ne), pgconn.SafeToRetry(err),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	// pgx reports a connection that broke during an earlier statement as
+	// closed, without a typed error.
+	return strings.Contains(err.Error(), "conn closed")
 }
 
 // Times are stored as unix milliseconds, UTC.

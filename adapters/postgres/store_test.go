@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -210,5 +211,47 @@ func drainSignals(ch <-chan struct{}) {
 		default:
 			return
 		}
+	}
+}
+
+// TestUnreachableDatabaseIsUnavailable cuts the connection to Postgres
+// under an open store: every call fails with domain.ErrUnavailable (the
+// HTTP adapter's 503), not an unclassified error, and the same store works
+// again once the database is reachable, without being reopened.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	proxy, url := pgtest.NewProxy(t, pgtest.URL(t))
+	s := openURL(t, url)
+	ctx := context.Background()
+	a := domain.Account{ID: "acct-down", Name: "down", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+
+	proxy.Cut()
+	calls := map[string]func() error{
+		"GetAccount": func() error { _, err := s.GetAccount(ctx, a.ID); return err },
+		"GetJob":     func() error { _, err := s.GetJob(ctx, "job-down"); return err },
+		"Hit":        func() error { _, err := s.Hit(ctx, "k", t0); return err },
+		"APIKeyByHash": func() error {
+			_, _, err := s.APIKeyByHash(ctx, "h")
+			return err
+		},
+		"UpdateAccount": func() error {
+			return s.UpdateAccount(ctx, a.ID, func(*domain.Account) error { return nil })
+		},
+		"ClaimOutbox": func() error { _, err := s.ClaimOutbox(ctx, t0, time.Second, 10); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, domain.ErrUnavailable) {
+			t.Errorf("%s while the database is unreachable: %v, want ErrUnavailable", name, err)
+		}
+	}
+
+	proxy.Restore()
+	if _, err := s.GetAccount(ctx, a.ID); err != nil {
+		t.Fatalf("GetAccount after the database came back: %v", err)
+	}
+	if _, err := s.GetJob(ctx, "job-down"); !errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("GetJob of a missing job after the database came back: %v, want ErrNotFound", err)
 	}
 }

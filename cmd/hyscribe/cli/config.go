@@ -19,6 +19,8 @@ type Config struct {
 	KafkaBrokers        []string      // KAFKA_BROKERS
 	KafkaEmbeddedAddr   string        // HYSCRIBE_KAFKA_EMBEDDED_ADDR
 	KafkaPartitions     int           // HYSCRIBE_KAFKA_PARTITIONS
+	KafkaSessionTimeout time.Duration // HYSCRIBE_KAFKA_SESSION_TIMEOUT
+	OutboxLease         time.Duration // HYSCRIBE_OUTBOX_LEASE
 	ClickHouseDSN       string        // CLICKHOUSE_DSN
 	ASRURL              string        // HYSCRIBE_ASR_URL
 	ASRAPIKey           string        // HYSCRIBE_ASR_API_KEY
@@ -72,6 +74,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		KafkaBrokers:        p.list("KAFKA_BROKERS"),
 		KafkaEmbeddedAddr:   p.str("HYSCRIBE_KAFKA_EMBEDDED_ADDR", "127.0.0.1:9092"),
 		KafkaPartitions:     p.int("HYSCRIBE_KAFKA_PARTITIONS", 12),
+		KafkaSessionTimeout: p.dur("HYSCRIBE_KAFKA_SESSION_TIMEOUT", 45*time.Second),
+		OutboxLease:         p.dur("HYSCRIBE_OUTBOX_LEASE", 30*time.Second),
 		ClickHouseDSN:       p.str("CLICKHOUSE_DSN", ""),
 		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
 		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
@@ -120,8 +124,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.ASRMaxChunkSeconds < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_ASR_MAX_CHUNK_SECONDS and HYSCRIBE_ASR_MAX_CHUNK_BYTES must not be negative (0: no limit); HYSCRIBE_ASR_CONCURRENCY, HYSCRIBE_ASR_BREAKER_FAILURES and HYSCRIBE_ASR_BREAKER_OPEN_FOR must be positive")
 	}
-	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
+	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
+		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
 	}
 	if c.S3() {
 		if c.S3AccessKey == "" || c.S3SecretKey == "" {

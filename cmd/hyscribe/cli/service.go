@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"hyscribe/adapters/analysis"
 	"hyscribe/adapters/asr"
@@ -230,6 +231,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	s.cancelStages = cancelStages
 
 	s.relay = app.NewRelay(s.store, s.pub, clock, log)
+	// Records claimed by a relay that died unpublished wait this long
+	// before another relay takes them.
+	s.relay.Lease = cfg.OutboxLease
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
@@ -442,6 +446,13 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
 			ShutdownGrace: cfg.ShutdownGrace,
 			Metrics:       stageMetrics(stage, handled, latency, retried, dead, backedOff),
+			// A worker that dies without leaving its group holds its
+			// partitions until the session times out; then the others
+			// take them over.
+			ClientOpts: []kgo.Opt{
+				kgo.SessionTimeout(cfg.KafkaSessionTimeout),
+				kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
+			},
 		}
 		if onGiveUp != nil {
 			ccfg.OnGiveUp = onGiveUp
