@@ -66,6 +66,21 @@ func ParseEvent(topic string, b []byte) (Event, error) {
 	return e, nil
 }
 
+// ValidateEvents refuses events a relay could not publish or a consumer
+// could not read: a record that does not decode would block its doc's later
+// records in the outbox forever. Stores call it before writing events.
+func ValidateEvents(events []Event) error {
+	for _, e := range events {
+		if e.Topic == "" || e.DocID == "" || e.Type == "" {
+			return fmt.Errorf("event %q lacks a topic, docId or type", e.ID)
+		}
+		if len(e.Data) > 0 && !json.Valid(e.Data) {
+			return fmt.Errorf("event %q: data is not JSON", e.ID)
+		}
+	}
+	return nil
+}
+
 // DecodeData decodes the event's data into v.
 func (e Event) DecodeData(v any) error {
 	if err := json.Unmarshal(e.Data, v); err != nil {

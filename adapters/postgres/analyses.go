@@ -37,7 +37,7 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 	if err != nil {
 		return fmt.Errorf("postgres.SaveAnalysis: encode results: %w", err)
 	}
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.SaveAnalysis: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

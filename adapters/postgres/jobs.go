@@ -112,7 +112,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 	if err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -166,7 +166,7 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 			fnErr = err
 			return err
 		}
-		if err := checkEvents(events); err != nil {
+		if err := domain.ValidateEvents(events); err != nil {
 			return err
 		}
 		// The rows keep their keys whatever fn did to the IDs.
@@ -240,18 +240,4 @@ func queueEvents(b *pgx.Batch, events []domain.Event) {
 	}
 	// Delivered at commit to the listeners of every process (see listen).
 	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)
-}
-
-// checkEvents refuses events a relay could not publish: a record that does
-// not decode would block its doc's later records forever.
-func checkEvents(events []domain.Event) error {
-	for _, e := range events {
-		if e.Topic == "" || e.DocID == "" || e.Type == "" {
-			return fmt.Errorf("event %q lacks a topic, docId or type", e.ID)
-		}
-		if len(e.Data) > 0 && !json.Valid(e.Data) {
-			return fmt.Errorf("event %q: data is not JSON", e.ID)
-		}
-	}
-	return nil
 }

@@ -194,7 +194,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error 
 	if len(events) == 0 {
 		return nil
 	}
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return err
 	}
 	now := toMs(time.Now())
@@ -203,20 +203,6 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error 
 			`INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
 			e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now); err != nil {
 			return translate(err)
-		}
-	}
-	return nil
-}
-
-// checkEvents refuses events a relay could not publish: a record that does
-// not decode would block its doc's later records forever.
-func checkEvents(events []domain.Event) error {
-	for _, e := range events {
-		if e.Topic == "" || e.DocID == "" || e.Type == "" {
-			return fmt.Errorf("event %q lacks a topic, docId or type", e.ID)
-		}
-		if len(e.Data) > 0 && !json.Valid(e.Data) {
-			return fmt.Errorf("event %q: data is not JSON", e.ID)
 		}
 	}
 	return nil

@@ -6,7 +6,6 @@ package apptest
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -77,7 +76,7 @@ func NewStore() *Store {
 
 // CreateJob saves a new job and its events.
 func (s *Store) CreateJob(_ context.Context, j domain.Job, events []domain.Event) error {
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("apptest.CreateJob: %w", err)
 	}
 	s.mu.Lock()
@@ -122,7 +121,7 @@ func (s *Store) UpdateJob(_ context.Context, id domain.DocID, fn func(*domain.Jo
 	if err != nil {
 		return err // unchanged, as the contract says
 	}
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("apptest.UpdateJob: %w", err)
 	}
 	// The row keeps its key whatever fn did to the IDs, as a database would.
@@ -371,7 +370,7 @@ func (s *Store) ArchiveChecklist(_ context.Context, account domain.AccountID, id
 // SaveAnalysis saves the analysis and its events; a second analysis of one
 // job is domain.ErrConflict.
 func (s *Store) SaveAnalysis(_ context.Context, a domain.Analysis, events []domain.Event) error {
-	if err := checkEvents(events); err != nil {
+	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("apptest.SaveAnalysis: %w", err)
 	}
 	s.mu.Lock()
@@ -561,20 +560,6 @@ func (s *Store) appendOutbox(events []domain.Event) {
 		default:
 		}
 	}
-}
-
-// checkEvents refuses events a relay could not publish, as the SQLite store
-// does: a record that does not decode would block its doc forever.
-func checkEvents(events []domain.Event) error {
-	for _, e := range events {
-		if e.Topic == "" || e.DocID == "" || e.Type == "" {
-			return fmt.Errorf("event %q lacks a topic, docId or type", e.ID)
-		}
-		if len(e.Data) > 0 && !json.Valid(e.Data) {
-			return fmt.Errorf("event %q: data is not JSON", e.ID)
-		}
-	}
-	return nil
 }
 
 func copyJob(j domain.Job) domain.Job {
