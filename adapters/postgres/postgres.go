@@ -18,10 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"hyscribe/adapters/internal/migrations"
 	"hyscribe/domain"
 	"hyscribe/ports"
 )
@@ -89,41 +88,7 @@ func (s *Store) Close() error {
 func (s *Store) SetLogger(log *slog.Logger) { s.logger = log }
 
 //go:embed migrations/*.sql
-var migrations embed.FS
-
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, _ := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
-		}
-		b, err := migrations.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
+var migrationFiles embed.FS
 
 // migrateLock is the first key of the advisory lock migrations take; the
 // second is the hash of the schema, so databases and schemas migrate
@@ -135,7 +100,7 @@ const migrateLock = 0x68797363 // "hysc"
 // moment waits for the first to commit and then finds nothing to do. DDL is
 // transactional in Postgres, so a failed migration leaves no trace.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := loadMigrations()
+	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -160,20 +125,20 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		for _, v := range versions {
 			applied[v], newest = true, max(newest, v)
 		}
-		if known := ms[len(ms)-1].version; newest > known {
+		if known := ms[len(ms)-1].Version; newest > known {
 			// An older binary must not write to a schema it does not know.
 			return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
 		}
 		for _, m := range ms {
-			if applied[m.version] {
+			if applied[m.Version] {
 				continue
 			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migrate: %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-				m.version, m.name, time.Now().UnixMilli()); err != nil {
-				return fmt.Errorf("migrate: %s: %w", m.name, err)
+				m.Version, m.Name, time.Now().UnixMilli()); err != nil {
+				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hyscribe/adapters/internal/migrations"
 	"hyscribe/adapters/postgres/pgtest"
 	"hyscribe/domain"
 	"hyscribe/ports/porttest"
@@ -53,7 +54,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		}
 		t.Cleanup(func() { stores[i].Close() })
 	}
-	ms, err := loadMigrations()
+	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}

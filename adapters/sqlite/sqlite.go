@@ -18,10 +18,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -29,6 +26,7 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"hyscribe/adapters/internal/migrations"
 	"hyscribe/domain"
 	"hyscribe/ports"
 )
@@ -88,47 +86,13 @@ func (s *Store) Close() error {
 }
 
 //go:embed migrations/*.sql
-var migrations embed.FS
-
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, _ := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
-		}
-		b, err := migrations.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
+var migrationFiles embed.FS
 
 // migrate applies the missing migrations in one write transaction. Because
 // the transaction begins IMMEDIATE, a second process opening the database at
 // the same moment waits for the first to finish and then finds nothing to do.
 func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := loadMigrations()
+	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
 		return err
 	}
@@ -161,20 +125,20 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := rows.Close(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if known := ms[len(ms)-1].version; newest > known {
+	if known := ms[len(ms)-1].Version; newest > known {
 		// An older binary must not write to a schema it does not know.
 		return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
 	}
 	for _, m := range ms {
-		if applied[m.version] {
+		if applied[m.Version] {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, time.Now().UnixMilli()); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			m.Version, m.Name, time.Now().UnixMilli()); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hyscribe/adapters/internal/migrations"
 	"hyscribe/domain"
 	"hyscribe/ports/porttest"
 )
@@ -113,7 +114,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		}
 		t.Cleanup(func() { stores[i].Close() })
 	}
-	ms, err := loadMigrations()
+	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}
