@@ -205,3 +205,21 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateEvents(t *testing.T) {
+	j := newTestJob(TypeSingleVoice)
+	evs, _ := j.ReceiveUpload(t0, "k", 1)
+	if err := ValidateEvents(evs); err != nil {
+		t.Fatal(err)
+	}
+	bad := []Event{
+		{ID: "a", DocID: "d", Type: "t"},                                         // no topic
+		{ID: "b", Topic: "x", Type: "t"},                                         // no docId
+		{ID: "c", Topic: "x", DocID: "d", Type: "t", Data: json.RawMessage("{")}, // data not JSON
+	}
+	for _, e := range bad {
+		if err := ValidateEvents([]Event{e}); err == nil {
+			t.Errorf("event %s accepted", e.ID)
+		}
+	}
+}
