@@ -22,7 +22,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -94,25 +93,7 @@ func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // endpoint checks the base URL and returns the transcription endpoint.
 func endpoint(base string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	switch {
-	case base == "":
-		return "", errors.New("asr: BaseURL is required (the engine's /v1 base, e.g. http://127.0.0.1:8000/v1)")
-	case err != nil:
-		return "", fmt.Errorf("asr: malformed BaseURL: %w", err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("asr: BaseURL %q must start with http:// or https://", base)
-	case u.Host == "":
-		return "", fmt.Errorf("asr: BaseURL %q has no host", base)
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("asr: BaseURL %q must not have a query or fragment", base)
-	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/audio/transcriptions"):
-		return "", fmt.Errorf("asr: BaseURL %q is the endpoint; give the /v1 base it belongs to", base)
-	}
-	u.User = nil // credentials go in APIKey, never in a URL that errors quote
-	u.Path = strings.TrimRight(u.Path, "/") + "/audio/transcriptions"
-	u.RawPath = ""
-	return u.String(), nil
+	return retryhttp.Endpoint("asr", base, "/audio/transcriptions", "the engine's /v1 base, e.g. http://127.0.0.1:8000/v1")
 }
 
 // Client sends audio to an OpenAI-compatible speech engine. It is safe for

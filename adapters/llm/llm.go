@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -95,25 +94,7 @@ func (c Config) GoString() string { return c.String() }
 func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 func endpoint(base string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	switch {
-	case base == "":
-		return "", errors.New("llm: BaseURL is required (the model server's /v1 base)")
-	case err != nil:
-		return "", fmt.Errorf("llm: malformed BaseURL: %w", err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("llm: BaseURL %q must start with http:// or https://", base)
-	case u.Host == "":
-		return "", fmt.Errorf("llm: BaseURL %q has no host", base)
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("llm: BaseURL %q must not have a query or fragment", base)
-	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions"):
-		return "", fmt.Errorf("llm: BaseURL %q is the endpoint; give the /v1 base it belongs to", base)
-	}
-	u.User = nil
-	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
-	u.RawPath = ""
-	return u.String(), nil
+	return retryhttp.Endpoint("llm", base, "/chat/completions", "the model server's /v1 base")
 }
 
 // ErrInvalidAnswer is wrapped by the error for an answer that is not the
