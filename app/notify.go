@@ -160,7 +160,7 @@ func (uc *NotifyReceiver) dispatch(d domain.Delivery, secret string) {
 
 func (uc *NotifyReceiver) deliver(ctx context.Context, d domain.Delivery, secret string) {
 	now := uc.clock.Now()
-	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.EventID, Body: d.Payload, Secret: secret, Timestamp: now})
+	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: secret, Timestamp: now})
 	d.AttemptedAt = &now
 	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
 	d.Status = domain.DeliveryDelivered

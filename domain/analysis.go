@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -178,4 +179,87 @@ func ValidateReportPeriod(from, to time.Time) error {
 		return Invalid("invalid_period", "%s", fmt.Sprintf("--from (%s) must be before --to (%s)", from.Format(time.DateOnly), to.Format(time.DateOnly)))
 	}
 	return nil
+}
+
+// BuildChecklistReport computes from stored analyses what the ClickHouse
+// report computes from its tables, for deployments without ClickHouse.
+// analyses must already be the account's analyses of the checklist in
+// [from, to); weights gives a checklist version's question weights (missing
+// or non-positive weights count 1, as in the analytics sink).
+func BuildChecklistReport(account AccountID, checklistID string, from, to time.Time, analyses []Analysis, weights func(version int) map[string]float64) ChecklistReport {
+	rep := ChecklistReport{AccountID: account, ChecklistID: checklistID, From: from.UTC(), To: to.UTC(),
+		Questions: []QuestionStats{}, Days: []DayStats{}}
+	type dayAcc struct {
+		n, failed, ok int64
+		score       float64
+	}
+	questions := map[string]*QuestionStats{}
+	latest := map[string]time.Time{}
+	scoreSum := map[string]float64{}
+	days := map[string]*dayAcc{}
+	for _, a := range analyses {
+		day := a.CreatedAt.UTC().Format(time.DateOnly)
+		d := days[day]
+		if d == nil {
+			d = &dayAcc{}
+			days[day] = d
+		}
+		d.n++
+		if a.Status != AnalysisOK {
+			d.failed++
+			continue
+		}
+		w := map[string]float64{}
+		if weights != nil {
+			w = weights(a.ChecklistVersion)
+		}
+		var weighted, total float64
+		for qid, r := range a.Results {
+			q := questions[qid]
+			if q == nil {
+				q = &QuestionStats{QuestionID: qid}
+				questions[qid] = q
+			}
+			if !a.CreatedAt.Before(latest[qid]) {
+				q.Question, latest[qid] = r.Question, a.CreatedAt
+			}
+			q.Answers++
+			switch r.Answer {
+			case AnswerYes:
+				q.Yes++
+			case AnswerNo:
+				q.No++
+			default:
+				q.Unclear++
+			}
+			scoreSum[qid] += r.Score
+			wt := w[qid]
+			if wt <= 0 {
+				wt = 1
+			}
+			weighted += wt * r.Score
+			total += wt
+		}
+		if total > 0 {
+			d.score += weighted / total
+		}
+		d.ok++
+	}
+	for _, q := range questions {
+		if q.Answers > 0 {
+			q.PassRate = float64(q.Yes) / float64(q.Answers)
+			q.AvgScore = scoreSum[q.QuestionID] / float64(q.Answers)
+		}
+		rep.Questions = append(rep.Questions, *q)
+	}
+	sort.Slice(rep.Questions, func(i, j int) bool { return rep.Questions[i].QuestionID < rep.Questions[j].QuestionID })
+	for day, d := range days {
+		ds := DayStats{Day: day, Analyses: d.n, Failed: d.failed}
+		if d.ok > 0 {
+			ds.AvgScore = d.score / float64(d.ok)
+		}
+		rep.Days = append(rep.Days, ds)
+	}
+	sort.Slice(rep.Days, func(i, j int) bool { return rep.Days[i].Day < rep.Days[j].Day })
+	return rep
 }

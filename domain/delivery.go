@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Delivery statuses.
 const (
@@ -25,3 +28,30 @@ type Delivery struct {
 	CreatedAt   time.Time
 	AttemptedAt *time.Time
 }
+
+// resendMark separates an event's ID from a resend's suffix in EventID.
+const resendMark = "#resend-"
+
+// Resend is a new attempt to deliver d's event, made by a person in the web
+// application. It gets its own row (EventID gains a suffix, keeping the
+// one-delivery-per-event rule for the pipeline) but sends the same body
+// under the same webhook-id, so a receiver that already processed the event
+// recognises the repeat.
+func (d Delivery) Resend(id string, now time.Time) Delivery {
+	return Delivery{
+		ID: id, EventID: d.WebhookID() + resendMark + id, DocID: d.DocID, AccountID: d.AccountID,
+		EventType: d.EventType, URL: d.URL, Payload: d.Payload, Status: DeliveryPending, CreatedAt: now,
+	}
+}
+
+// WebhookID is the webhook-id header of d: its event's ID, the same for the
+// first delivery and every resend.
+func (d Delivery) WebhookID() string {
+	if i := strings.Index(d.EventID, resendMark); i >= 0 {
+		return d.EventID[:i]
+	}
+	return d.EventID
+}
+
+// IsResend reports whether a person asked for this delivery.
+func (d Delivery) IsResend() bool { return strings.Contains(d.EventID, resendMark) }

@@ -90,6 +90,9 @@ type Stores interface {
 	Outbox
 	DeliveryStore
 	AnalysisStore
+	JobLister
+	UserStore
+	SessionStore
 }
 
 // AnalysisStore keeps checklist analyses, one per job, for the web
@@ -103,6 +106,71 @@ type AnalysisStore interface {
 	GetAnalysis(ctx context.Context, id string) (domain.Analysis, error)
 	// AnalysisByDoc returns the job's analysis or domain.ErrNotFound.
 	AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error)
+	// ListAnalyses returns the account's analyses of one checklist (every
+	// version) created in [from, to), oldest first: the web application's
+	// analytics when ClickHouse is not configured.
+	ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error)
+}
+
+// JobQuery selects an account's jobs for the history page. Zero fields do
+// not filter.
+type JobQuery struct {
+	Account     domain.AccountID // required
+	Status      domain.Status
+	Type        domain.JobType
+	ChecklistID string
+	From, To    time.Time // created in [From, To)
+	// Search matches jobs whose title or transcription contains it, case
+	// insensitively in any script (Armenian "Բարեւ" finds "բարեւ").
+	Search string
+	Limit  int // page size; 0 means 50
+	Offset int
+}
+
+// JobLister lists jobs for people.
+type JobLister interface {
+	// ListJobs returns one page of the account's jobs matching q, newest
+	// first (ties by ID), and how many match in all. Jobs of other accounts
+	// never appear.
+	ListJobs(ctx context.Context, q JobQuery) ([]domain.Job, int, error)
+	// AnalysesByDocs returns the analyses of those of the account's jobs
+	// that have one, keyed by docId.
+	AnalysesByDocs(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Analysis, error)
+}
+
+// UserStore keeps the people who sign in to the web application.
+type UserStore interface {
+	// SignUp saves a new account and its first user in one transaction.
+	// domain.ErrConflict (nothing saved) if the user's email is taken.
+	SignUp(ctx context.Context, a domain.Account, owner domain.User) error
+	// CreateUser saves a user of an existing account. domain.ErrConflict if
+	// the email (or ID) is taken; domain.ErrNotFound if the account is missing.
+	CreateUser(ctx context.Context, u domain.User) error
+	// FindUser returns the user with that ID, email or invitation hash
+	// (exactly one of the three set in by), or domain.ErrNotFound.
+	FindUser(ctx context.Context, by UserKey) (domain.User, error)
+	// UpdateUser applies fn to the user in one transaction; domain.ErrNotFound
+	// if absent. An email changed by fn to one taken is domain.ErrConflict.
+	UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error
+}
+
+// UserKey names one user for FindUser.
+type UserKey struct {
+	ID, Email, InviteHash string
+}
+
+// SessionStore keeps signed-in sessions.
+type SessionStore interface {
+	// CreateSession saves s. domain.ErrConflict if s.ID exists.
+	CreateSession(ctx context.Context, s domain.Session) error
+	// GetSession returns the session with that ID (expired or not) or
+	// domain.ErrNotFound.
+	GetSession(ctx context.Context, id string) (domain.Session, error)
+	// DeleteSession removes one session; deleting an absent one succeeds.
+	DeleteSession(ctx context.Context, id string) error
+	// DeleteExpiredSessions removes sessions that expired at or before now
+	// and returns how many.
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
 }
 
 // AnalysisInput is the transcript an analyser reads.

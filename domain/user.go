@@ -1,0 +1,98 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Role is what a person may do in their account's web application.
+type Role string
+
+// Roles. Owners manage API keys, receiver settings, checklists and people;
+// members read recordings and analyses.
+const (
+	RoleOwner  Role = "owner"
+	RoleMember Role = "member"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r == RoleOwner || r == RoleMember }
+
+// User is a person who signs in to the web application. A user belongs to
+// exactly one account. A user invited by an operator has no password until
+// they accept the invitation.
+type User struct {
+	ID              string
+	AccountID       AccountID
+	Email           string // normalised: trimmed, lower case
+	PasswordHash    string // "" while an invitation is pending
+	Role            Role
+	InviteHash      string // SHA-256 hex of the invitation token; "" once accepted
+	InviteExpiresAt time.Time
+	CreatedAt       time.Time
+}
+
+// Invited reports whether the user still has to accept an invitation.
+func (u *User) Invited() bool { return u.PasswordHash == "" }
+
+// Password length bounds: long enough to resist guessing, short enough that
+// hashing a request body cannot be used to burn CPU.
+const (
+	MinPasswordLen = 10
+	MaxPasswordLen = 256
+)
+
+// InviteLifetime is how long an invitation link may be used.
+const InviteLifetime = 7 * 24 * time.Hour
+
+// SessionLifetime is how long a sign-in lasts.
+const SessionLifetime = 7 * 24 * time.Hour
+
+// NormalizeEmail validates an address and returns its stored form.
+func NormalizeEmail(raw string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(raw))
+	if e == "" {
+		return "", Invalid("invalid_email", "email is required")
+	}
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e || a.Name != "" || len(e) > 254 || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
+		return "", Invalid("invalid_email", "%q is not an email address", raw)
+	}
+	return e, nil
+}
+
+// ValidatePassword checks a new password's length in characters.
+func ValidatePassword(p string) error {
+	n := utf8.RuneCountInString(p)
+	if n < MinPasswordLen {
+		return Invalid("weak_password", "password must be at least %d characters", MinPasswordLen)
+	}
+	if len(p) > MaxPasswordLen {
+		return Invalid("invalid_password", "password must be at most %d bytes", MaxPasswordLen)
+	}
+	return nil
+}
+
+// Session is a signed-in browser. The cookie holds a random token; the store
+// keeps only its SHA-256 (ID), so a leaked database does not sign anyone in.
+type Session struct {
+	ID        string // SHA-256 hex of the cookie token
+	UserID    string
+	AccountID AccountID
+	CSRF      string // the token every form of this session must carry
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Active reports whether the session may still be used at now.
+func (s *Session) Active(now time.Time) bool { return now.Before(s.ExpiresAt) }
+
+// HashToken is the stored form of a session or invitation token.
+func HashToken(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
