@@ -191,7 +191,7 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 		Questions: []QuestionStats{}, Days: []DayStats{}}
 	type dayAcc struct {
 		n, failed, ok int64
-		score       float64
+		score         float64
 	}
 	questions := map[string]*QuestionStats{}
 	latest := map[string]time.Time{}
