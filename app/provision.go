@@ -144,3 +144,22 @@ func (uc *Provision) CreateChecklist(ctx context.Context, account domain.Account
 	}
 	return c, nil
 }
+
+// ListAPIKeys returns the account's keys (their prefixes, never the keys),
+// newest first.
+func (uc *Provision) ListAPIKeys(ctx context.Context, id domain.AccountID) ([]domain.APIKey, error) {
+	ks, err := uc.accounts.ListAPIKeys(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("list API keys: %w", err)
+	}
+	return ks, nil
+}
+
+// RevokeAPIKey revokes one of the account's keys: the API refuses it (401)
+// from the next request on. domain.ErrNotFound if the account has no such key.
+func (uc *Provision) RevokeAPIKey(ctx context.Context, id domain.AccountID, keyID string) error {
+	if err := uc.accounts.RevokeAPIKey(ctx, id, keyID, uc.clock.Now()); err != nil {
+		return fmt.Errorf("revoke API key: %w", err)
+	}
+	return nil
+}

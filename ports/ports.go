@@ -159,6 +159,15 @@ type UserKey struct {
 	ID, Email, InviteHash string
 }
 
+// PasswordHasher turns passwords into stored hashes and checks them.
+type PasswordHasher interface {
+	// Hash returns a self-describing hash with a fresh random salt.
+	Hash(password string) (string, error)
+	// Verify reports whether password matches hash, in constant time. An
+	// unreadable hash is an error, never a match.
+	Verify(hash, password string) (bool, error)
+}
+
 // SessionStore keeps signed-in sessions.
 type SessionStore interface {
 	// CreateSession saves s. domain.ErrConflict if s.ID exists.

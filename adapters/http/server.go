@@ -66,6 +66,8 @@ type Deps struct {
 	// Metrics receives the HTTP metrics and is served on /metrics with
 	// whatever other components registered; nil: a private registry.
 	Metrics *metrics.Registry
+	// Web registers the web application's routes under /app (nil: none).
+	Web func(fiber.Router)
 	// Logger gets one line per request and the full chain of every 5xx;
 	// nil: no logging.
 	Logger *slog.Logger
@@ -80,6 +82,9 @@ const (
 	pathHealth  = "/healthz"
 	pathMetrics = "/metrics"
 	pathOpenAPI = "/api/openapi.json"
+	// pathWeb is the web application's prefix; its pages are one metrics
+	// route.
+	pathWeb = "/app"
 
 	uploadPrefix = "/upload/"
 )
@@ -181,6 +186,9 @@ func New(cfg Config, deps Deps) *fiber.App {
 		// Registered after the operation, so it only catches other methods,
 		// HEAD included (app.Add, unlike app.Get, does not add HEAD).
 		a.All(r.path, s.label(r.path), s.methodNotAllowed(r.path, r.method))
+	}
+	if deps.Web != nil {
+		deps.Web(a.Group(pathWeb, s.label(pathWeb)))
 	}
 	a.Use(s.noRoute)
 

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
+	// machine without /usr/share/zoneinfo (a scratch container).
+	_ "time/tzdata"
 )
 
 // Config is everything the environment can set (DESIGN §4). Names are part of
@@ -46,6 +49,13 @@ type Config struct {
 	StuckAfter          time.Duration // HYSCRIBE_STUCK_AFTER
 	ShutdownGrace       time.Duration // HYSCRIBE_SHUTDOWN_GRACE
 	LogLevel            string        // HYSCRIBE_LOG_LEVEL
+
+	// The web application (/app).
+	SignUp        bool    // HYSCRIBE_SIGNUP: anyone may create an account at /app/signup
+	SignUpPlan    string  // HYSCRIBE_SIGNUP_PLAN: plan of accounts made by sign-up
+	SignUpSeconds float64 // HYSCRIBE_SIGNUP_SECONDS: their starting balance
+	WebTimezone   string  // HYSCRIBE_WEB_TIMEZONE: where times are shown
+	CookieSecure  string  // HYSCRIBE_COOKIE_SECURE: true, false or auto (HTTPS public URL)
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string // HYSCRIBE_S3_ENDPOINT (host:port)
@@ -101,6 +111,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		StuckAfter:          p.dur("HYSCRIBE_STUCK_AFTER", 15*time.Minute),
 		ShutdownGrace:       p.dur("HYSCRIBE_SHUTDOWN_GRACE", 10*time.Second),
 		LogLevel:            p.str("HYSCRIBE_LOG_LEVEL", "info"),
+		SignUp:              p.bool("HYSCRIBE_SIGNUP", true),
+		SignUpPlan:          p.str("HYSCRIBE_SIGNUP_PLAN", "free"),
+		SignUpSeconds:       p.float("HYSCRIBE_SIGNUP_SECONDS", 0),
+		WebTimezone:         p.str("HYSCRIBE_WEB_TIMEZONE", "Asia/Yerevan"),
+		CookieSecure:        p.str("HYSCRIBE_COOKIE_SECURE", "auto"),
 		S3Endpoint:          p.str("HYSCRIBE_S3_ENDPOINT", ""),
 		S3Bucket:            p.str("HYSCRIBE_S3_BUCKET", "hyscribe"),
 		S3AccessKey:         p.str("HYSCRIBE_S3_ACCESS_KEY", ""),
@@ -126,6 +141,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
+	}
+	if plan := c.SignUpPlan; plan != "free" && plan != "business" {
+		return Config{}, fmt.Errorf("HYSCRIBE_SIGNUP_PLAN must be free or business, not %q", plan)
+	}
+	if c.SignUpSeconds < 0 {
+		return Config{}, fmt.Errorf("HYSCRIBE_SIGNUP_SECONDS must not be negative")
+	}
+	if _, err := time.LoadLocation(c.WebTimezone); err != nil {
+		return Config{}, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE must be an IANA zone such as Asia/Yerevan or UTC, not %q", c.WebTimezone)
+	}
+	if v := c.CookieSecure; v != "auto" && v != "true" && v != "false" {
+		return Config{}, fmt.Errorf("HYSCRIBE_COOKIE_SECURE must be auto, true or false, not %q", v)
 	}
 	if c.S3() {
 		if c.S3AccessKey == "" || c.S3SecretKey == "" {
@@ -185,6 +212,18 @@ func (p *parser) bool(name string, def bool) bool {
 		p.err = fmt.Errorf("%s must be true or false, not %q", name, v)
 	}
 	return b
+}
+
+func (p *parser) float(name string, def float64) float64 {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s must be a number, not %q", name, v)
+	}
+	return f
 }
 
 func (p *parser) dur(name string, def time.Duration) time.Duration {

@@ -36,6 +36,10 @@ usage:
   hyscribe checklist list --account ID
   hyscribe checklist show --account ID --checklist C [--version N]
   hyscribe checklist archive --account ID --checklist C
+  hyscribe user create --account ID --email E --password-file F [--role owner|member]
+                          (F holds the password on its first line; /dev/stdin works)
+  hyscribe user invite --account ID --email E [--role owner|member]
+                          prints a one-time link to /app/invite/… (valid 7 days)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
 
@@ -73,6 +77,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return accountCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "checklist":
 		return checklistCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "user":
+		return userCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "migrate":
 		return migrateCmd(ctx, cfg, stdout)
 	case "report":

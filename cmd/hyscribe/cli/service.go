@@ -30,9 +30,11 @@ import (
 	"hyscribe/adapters/llm"
 	"hyscribe/adapters/metrics"
 	"hyscribe/adapters/mp3"
+	"hyscribe/adapters/password"
 	"hyscribe/adapters/postgres"
 	"hyscribe/adapters/s3"
 	"hyscribe/adapters/sqlite"
+	"hyscribe/adapters/web"
 	"hyscribe/adapters/webhook"
 	"hyscribe/app"
 	"hyscribe/domain"
@@ -132,6 +134,7 @@ type Service struct {
 	healthAt string
 	notify   *app.NotifyReceiver
 	sink     *clickhouse.Store
+	reports  *clickhouse.Store // the web application's analytics
 
 	cancelStages context.CancelFunc // stage consumers
 	cancelWork   context.CancelFunc // relay, sweeper
@@ -248,6 +251,10 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 
 	if roles&RoleAPI != 0 {
+		webapp, err := s.webApp(ctx, blobs, clock)
+		if err != nil {
+			return nil, err
+		}
 		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit}, httpapi.Deps{
 			Auth:      app.NewAuthenticate(s.store, clock),
 			RateLimit: app.NewRateLimit(s.store, clock),
@@ -255,6 +262,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Ready:     s.isReady,
+			Web:       webapp.Register,
 			Metrics:   reg,
 			Logger:    log,
 		})
@@ -272,6 +280,36 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 	close(s.ready)
 	return s, nil
+}
+
+// webApp builds the web application (/app). Its reports read ClickHouse
+// when CLICKHOUSE_DSN is set and reachable, else the store.
+func (s *Service) webApp(ctx context.Context, blobs ports.BlobStore, clock ports.Clock) (*web.Web, error) {
+	cfg := s.cfg
+	loc, err := time.LoadLocation(cfg.WebTimezone)
+	if err != nil {
+		return nil, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE: %w", err)
+	}
+	people := app.NewPeople(s.store, s.store, s.store, password.Hasher{}, app.NewRateLimit(s.store, clock), clock)
+	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
+	var reports ports.ChecklistAnalytics
+	if cfg.ClickHouseDSN != "" {
+		ch, err := clickhouse.Open(ctx, cfg.ClickHouseDSN)
+		if err != nil {
+			s.log.Warn("web analytics read the store: ClickHouse is unreachable", "err", err)
+		} else {
+			s.reports = ch
+			reports = ch
+		}
+	}
+	sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: s.log})
+	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
+	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL}, web.Deps{
+		People:     people,
+		Provision:  app.NewProvision(s.store, s.store, clock),
+		Recordings: app.NewRecordings(s.store, blobs, sender, analysis.New(), reports, clock),
+		Logger:     s.log,
+	}), nil
 }
 
 // serveHealth gives a process without the API what orchestrators probe:
@@ -593,6 +631,9 @@ func (s *Service) Stop() error {
 		}
 		if s.sink != nil {
 			errs = append(errs, s.sink.Close())
+		}
+		if s.reports != nil {
+			errs = append(errs, s.reports.Close())
 		}
 		s.flushOutbox()
 		if s.cancelWork != nil {

@@ -1,0 +1,100 @@
+package web
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hyscribe/domain"
+)
+
+type analyticsData struct {
+	Checklists []domain.Checklist
+	Checklist  string
+	From, To   string
+	Report     *domain.ChecklistReport
+	ClickHouse bool
+	Bars       []dayBar
+	ChartW     int
+	ChartH     int
+}
+
+// dayBar is one column of the volume chart, laid out on the server so the
+// chart is plain SVG: no script, no inline style.
+type dayBar struct {
+	domain.DayStats
+	X, Y, W, H int
+	Label      string
+}
+
+const (
+	chartW = 640
+	chartH = 160
+)
+
+func (w *Web) analytics(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	now := time.Now().In(w.cfg.Location)
+	d := analyticsData{Checklists: cls, Checklist: c.Query("checklist"), From: c.Query("from"), To: c.Query("to"), ChartW: chartW, ChartH: chartH}
+	if d.Checklist == "" && len(cls) > 0 {
+		d.Checklist = cls[0].ID
+	}
+	if d.From == "" {
+		d.From = now.AddDate(0, 0, -29).Format(time.DateOnly)
+	}
+	if d.To == "" {
+		d.To = now.Format(time.DateOnly)
+	}
+	vw := w.newView(c, v, "an.title", "analytics")
+	vw.Data = &d
+	if d.Checklist == "" {
+		return w.render(c, "analytics", vw)
+	}
+	from, err1 := time.ParseInLocation(time.DateOnly, d.From, w.cfg.Location)
+	to, err2 := time.ParseInLocation(time.DateOnly, d.To, w.cfg.Location)
+	if err1 != nil || err2 != nil {
+		vw.Status, vw.Error = fiber.StatusBadRequest, "dates must be YYYY-MM-DD"
+		return w.render(c, "analytics", vw)
+	}
+	rep, ch, err := w.deps.Recordings.Report(c.UserContext(), v.Account.ID, d.Checklist, from, to.AddDate(0, 0, 1))
+	var ve *domain.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		return w.render(c, "analytics", vw)
+	case errors.Is(err, domain.ErrNotFound):
+		return w.notFound(c)
+	case err != nil:
+		return w.serverError(c, err)
+	}
+	d.Report, d.ClickHouse = &rep, ch
+	d.Bars = layoutBars(rep.Days)
+	return w.render(c, "analytics", vw)
+}
+
+func layoutBars(days []domain.DayStats) []dayBar {
+	if len(days) == 0 {
+		return nil
+	}
+	var most int64 = 1
+	for _, d := range days {
+		most = max(most, d.Analyses)
+	}
+	step := chartW / len(days)
+	bw := max(2, step*3/4)
+	out := make([]dayBar, 0, len(days))
+	for i, d := range days {
+		h := int(math.Round(float64(d.Analyses) / float64(most) * float64(chartH-20)))
+		out = append(out, dayBar{DayStats: d, X: i * step, Y: chartH - h, W: bw, H: h, Label: d.Day})
+	}
+	return out
+}

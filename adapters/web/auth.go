@@ -1,0 +1,169 @@
+package web
+
+import (
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+)
+
+func (w *Web) home(c *fiber.Ctx) error {
+	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
+}
+
+// switchLang sets the interface language and goes back.
+func (w *Web) switchLang(c *fiber.Ctx) error {
+	lang := parseLang(c.Query("to"))
+	c.Cookie(&fiber.Cookie{Name: cookieLang, Value: string(lang), Path: "/", MaxAge: 365 * 24 * 3600,
+		Expires: time.Now().AddDate(1, 0, 0), SameSite: "Lax", Secure: w.cfg.SecureCookies, HTTPOnly: true})
+	return c.Redirect(localPath(c.Query("back")), fiber.StatusSeeOther)
+}
+
+type authForm struct {
+	Email, Org, Next, Token string
+}
+
+func (w *Web) signInPage(c *fiber.Ctx) error {
+	if v, _ := w.visitor(c); v != nil {
+		return c.Redirect(localPath(c.Query("next")), fiber.StatusSeeOther)
+	}
+	vw := w.newView(c, nil, "signin.title", "")
+	vw.CSRF, vw.NoIndex = w.anonCSRF(c), true
+	vw.Data = authForm{Next: c.Query("next")}
+	return w.render(c, "signin", vw)
+}
+
+func (w *Web) signIn(c *fiber.Ctx) error {
+	f, err := w.form(c)
+	if err == nil {
+		err = checkAnonCSRF(c, f)
+	}
+	if err != nil {
+		return w.formError(c, nil, err)
+	}
+	in, err := w.deps.People.SignIn(c.UserContext(), f.Get("email"), f.Get("password"), c.IP())
+	if err != nil {
+		vw := w.newView(c, nil, "signin.title", "")
+		vw.CSRF = w.anonCSRF(c)
+		vw.Data = authForm{Email: f.Get("email"), Next: f.Get("next")}
+		switch {
+		case errors.Is(err, domain.ErrRateLimited):
+			vw.Status, vw.Error = fiber.StatusTooManyRequests, text(vw.Lang, "err.ratelimited")
+			c.Set(fiber.HeaderRetryAfter, "60")
+		case errors.Is(err, domain.ErrUnauthorized):
+			vw.Status, vw.Error = fiber.StatusUnauthorized, text(vw.Lang, "err.badcreds")
+		default:
+			return w.serverError(c, err)
+		}
+		return w.render(c, "signin", vw)
+	}
+	w.startSession(c, in)
+	return c.Redirect(localPath(f.Get("next")), fiber.StatusSeeOther)
+}
+
+func (w *Web) startSession(c *fiber.Ctx, in app.SignedIn) {
+	w.setCookie(c, w.sessionCookieName(), in.Token, domain.SessionLifetime, "Lax")
+	w.setCookie(c, cookieCSRF, "", -1, "Strict")
+}
+
+func (w *Web) signUpPage(c *fiber.Ctx) error {
+	if !w.cfg.SignUp {
+		return w.notFound(c)
+	}
+	vw := w.newView(c, nil, "signup.title", "")
+	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{}
+	return w.render(c, "signup", vw)
+}
+
+func (w *Web) signUp(c *fiber.Ctx) error {
+	if !w.cfg.SignUp {
+		return w.notFound(c)
+	}
+	f, err := w.form(c)
+	if err == nil {
+		err = checkAnonCSRF(c, f)
+	}
+	if err != nil {
+		return w.formError(c, nil, err)
+	}
+	in, err := w.deps.People.SignUp(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password")})
+	if err != nil {
+		var ve *domain.ValidationError
+		if !errors.As(err, &ve) {
+			return w.serverError(c, err)
+		}
+		vw := w.newView(c, nil, "signup.title", "")
+		vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
+		vw.Data = authForm{Email: f.Get("email"), Org: f.Get("org")}
+		return w.render(c, "signup", vw)
+	}
+	w.startSession(c, in)
+	return c.Redirect(Prefix+"/settings", fiber.StatusSeeOther)
+}
+
+func (w *Web) signOut(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	if v != nil {
+		f, err := w.form(c)
+		if err == nil {
+			err = checkCSRF(c, f, v)
+		}
+		if err != nil {
+			return w.formError(c, v, err)
+		}
+		if err := w.deps.People.SignOut(c.UserContext(), c.Cookies(w.sessionCookieName())); err != nil {
+			return w.serverError(c, err)
+		}
+	}
+	w.setCookie(c, w.sessionCookieName(), "", -1, "Lax")
+	return c.Redirect(Prefix+"/signin", fiber.StatusSeeOther)
+}
+
+func (w *Web) invitePage(c *fiber.Ctx) error {
+	vw := w.newView(c, nil, "invite.title", "")
+	vw.NoIndex = true
+	u, err := w.deps.People.Invitation(c.UserContext(), c.Params("token"))
+	if errors.Is(err, domain.ErrNotFound) {
+		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
+		return w.render(c, "error", vw)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
+	return w.render(c, "invite", vw)
+}
+
+func (w *Web) acceptInvite(c *fiber.Ctx) error {
+	f, err := w.form(c)
+	if err == nil {
+		err = checkAnonCSRF(c, f)
+	}
+	if err != nil {
+		return w.formError(c, nil, err)
+	}
+	in, err := w.deps.People.AcceptInvite(c.UserContext(), c.Params("token"), f.Get("password"))
+	if err != nil {
+		vw := w.newView(c, nil, "invite.title", "")
+		var ve *domain.ValidationError
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
+			return w.render(c, "error", vw)
+		case errors.As(err, &ve):
+			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
+			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
+			return w.render(c, "invite", vw)
+		}
+		return w.serverError(c, err)
+	}
+	w.startSession(c, in)
+	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
+}

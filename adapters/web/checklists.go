@@ -1,0 +1,220 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+type checklistsData struct {
+	Checklists []domain.Checklist
+	Owner      bool
+}
+
+func (w *Web) checklists(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	vw := w.newView(c, v, "cl.title", "checklists")
+	if c.Query("saved") != "" {
+		vw.Flash = text(vw.Lang, "set.saved")
+	}
+	vw.Data = checklistsData{Checklists: cls, Owner: v.User.Role == domain.RoleOwner}
+	return w.render(c, "checklists", vw)
+}
+
+// editorData is the checklist editor: a new checklist (ID empty) or the
+// next version of one.
+type editorData struct {
+	ID         string
+	Version    int
+	Name       string
+	Questions  []questionForm
+	Recordings []domain.Job // transcribed recordings to preview against
+	PreviewDoc string
+	Preview    []questionRow
+}
+
+type questionForm struct {
+	ID, Text, Expect, Weight string
+}
+
+// blankQuestions are the empty rows offered without JavaScript.
+const blankQuestions = 3
+
+func (w *Web) newChecklist(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	return w.renderEditor(c, v, &editorData{}, "", 0)
+}
+
+func (w *Web) editChecklist(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	cl, err := w.deps.Provision.ShowChecklist(c.UserContext(), v.Account.ID, c.Params("id"), 0)
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	d := &editorData{ID: cl.ID, Version: cl.Version, Name: cl.Name}
+	for _, q := range cl.Questions {
+		qf := questionForm{ID: q.ID, Text: q.Text, Expect: strings.Join(q.Expect, ", ")}
+		if q.Weight != 0 {
+			qf.Weight = strconv.FormatFloat(q.Weight, 'f', -1, 64)
+		}
+		d.Questions = append(d.Questions, qf)
+	}
+	return w.renderEditor(c, v, d, "", 0)
+}
+
+func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg string, status int) error {
+	for i := 0; i < blankQuestions; i++ {
+		d.Questions = append(d.Questions, questionForm{})
+	}
+	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	d.Recordings = page.Jobs
+	key := "cl.new"
+	if d.ID != "" {
+		key = "cl.edit"
+	}
+	vw := w.newView(c, v, key, "checklists")
+	vw.Data, vw.Error, vw.Status = d, errMsg, status
+	return w.render(c, "checklist", vw)
+}
+
+// definition turns the editor's fields into the checklist file format
+// (DESIGN §4) that the CLI also reads; rows left blank are dropped.
+func definition(f url.Values) ([]byte, *editorData, error) {
+	d := &editorData{ID: f.Get("id"), Name: f.Get("name"), PreviewDoc: f.Get("preview_doc")}
+	d.Version, _ = strconv.Atoi(f.Get("version"))
+	ids, texts, expects, weights := f["q_id"], f["q_text"], f["q_expect"], f["q_weight"]
+	file := domain.ChecklistFile{Name: d.Name}
+	for i := range texts {
+		qf := questionForm{Text: texts[i]}
+		if i < len(ids) {
+			qf.ID = ids[i]
+		}
+		if i < len(expects) {
+			qf.Expect = expects[i]
+		}
+		if i < len(weights) {
+			qf.Weight = weights[i]
+		}
+		if strings.TrimSpace(qf.ID+qf.Text+qf.Expect+qf.Weight) == "" {
+			continue
+		}
+		d.Questions = append(d.Questions, qf)
+		q := domain.Question{ID: strings.TrimSpace(qf.ID), Text: strings.TrimSpace(qf.Text)}
+		if q.ID == "" { // people need not invent identifiers
+			q.ID = "q" + strconv.Itoa(len(file.Questions)+1)
+			d.Questions[len(d.Questions)-1].ID = q.ID
+		}
+		for _, e := range strings.Split(qf.Expect, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				q.Expect = append(q.Expect, e)
+			}
+		}
+		if s := strings.TrimSpace(qf.Weight); s != "" {
+			wt, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, d, domain.Invalid("invalid_checklist", "weight of question %q must be a number, not %q", q.ID, s)
+			}
+			q.Weight = wt
+		}
+		file.Questions = append(file.Questions, q)
+	}
+	b, err := json.Marshal(file)
+	return b, d, err
+}
+
+func (w *Web) saveChecklist(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	f, ok, err := w.postForm(c, v)
+	if !ok {
+		return err
+	}
+	id := c.Params("id")
+	def, d, err := definition(f)
+	d.ID = id
+	var ve *domain.ValidationError
+	if errors.As(err, &ve) {
+		return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	if f.Get("action") == "preview" {
+		res, qs, err := w.deps.Recordings.Preview(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
+		switch {
+		case errors.As(err, &ve):
+			return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+		case errors.Is(err, domain.ErrNotFound):
+			return w.renderEditor(c, v, d, text(w.lang(c), "cl.preview.none"), fiber.StatusBadRequest)
+		case err != nil:
+			return w.serverError(c, err)
+		}
+		for _, q := range qs {
+			d.Preview = append(d.Preview, questionRow{ID: q.ID, QuestionResult: res[q.ID]})
+		}
+		return w.renderEditor(c, v, d, "", 0)
+	}
+	if id == "" {
+		_, err = w.deps.Provision.CreateChecklist(c.UserContext(), v.Account.ID, def)
+	} else {
+		_, err = w.deps.Provision.UpdateChecklist(c.UserContext(), v.Account.ID, id, def)
+	}
+	switch {
+	case errors.As(err, &ve):
+		return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+	case errors.Is(err, domain.ErrNotFound):
+		return w.notFound(c)
+	case errors.Is(err, domain.ErrConflict):
+		return w.renderEditor(c, v, d, err.Error(), fiber.StatusConflict)
+	case err != nil:
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/checklists?saved=1", fiber.StatusSeeOther)
+}
+
+func (w *Web) archiveChecklist(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	err = w.deps.Provision.ArchiveChecklist(c.UserContext(), v.Account.ID, c.Params("id"))
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/checklists?saved=1", fiber.StatusSeeOther)
+}

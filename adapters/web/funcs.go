@@ -1,0 +1,107 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"hyscribe/domain"
+)
+
+func (w *Web) funcs() template.FuncMap {
+	return template.FuncMap{
+		"t": func(l Lang, key string) string { return text(l, key) },
+		"tf": func(l Lang, key string, args ...any) string {
+			return fmt.Sprintf(text(l, key), args...)
+		},
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.In(w.cfg.Location).Format("2006-01-02 15:04")
+		},
+		"whenPtr": func(t *time.Time) string {
+			if t == nil {
+				return ""
+			}
+			return t.In(w.cfg.Location).Format("2006-01-02 15:04:05")
+		},
+		"isoTime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clock":   clock,
+		"seconds": func(p *float64) string {
+			if p == nil {
+				return "—"
+			}
+			return domain.FormatSeconds(*p)
+		},
+		"secondsOf": domain.FormatSeconds,
+		"statusKey": func(s domain.Status) string { return "status." + string(s) },
+		"typeKey":   func(t domain.JobType) string { return "type." + string(t) },
+		"answerKey": func(a string) string { return "answer." + a },
+		"deliveryKey": func(s string) string {
+			return "delivery." + s
+		},
+		"terminal": func(s domain.Status) bool { return s.Terminal() },
+		"pct": func(v float64) string {
+			return strconv.FormatFloat(math.Round(v*1000)/10, 'f', -1, 64) + "%"
+		},
+		"pct100": func(v float64) int { return int(math.Round(v * 100)) },
+		"score":  func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) },
+		"speaker": func(s string) string {
+			if s == "" {
+				return ""
+			}
+			return domain.SpeakerLabel + " " + s
+		},
+		"prettyJSON": func(raw json.RawMessage) string {
+			if len(raw) == 0 {
+				return "{}"
+			}
+			var v any
+			if json.Unmarshal(raw, &v) != nil {
+				return string(raw)
+			}
+			b, _ := json.MarshalIndent(v, "", "  ")
+			return string(b)
+		},
+		"bytes": func(n int64) string {
+			switch {
+			case n >= 1<<20:
+				return strconv.FormatFloat(math.Round(float64(n)/(1<<20)*10)/10, 'f', -1, 64) + " MiB"
+			case n >= 1<<10:
+				return strconv.FormatFloat(math.Round(float64(n)/(1<<10)*10)/10, 'f', -1, 64) + " KiB"
+			}
+			return strconv.FormatInt(n, 10) + " B"
+		},
+		"join":  strings.Join,
+		"add":   func(a, b int) int { return a + b },
+		"float": func(p *float64) float64 { return deref(p) },
+		"startAttr": func(f float64) string {
+			return strconv.FormatFloat(f, 'f', 2, 64)
+		},
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// clock writes seconds as m:ss or h:mm:ss.
+func clock(s float64) string {
+	if s < 0 || math.IsNaN(s) {
+		s = 0
+	}
+	t := int(s)
+	h, m, sec := t/3600, t%3600/60, t%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
+	}
+	return fmt.Sprintf("%d:%02d", m, sec)
+}

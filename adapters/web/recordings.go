@@ -1,0 +1,312 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// historyFilter is the history page's query string.
+type historyFilter struct {
+	Status, Type, Checklist, From, To, Q string
+	Page                                 int
+}
+
+func (f historyFilter) query(page int) string {
+	v := url.Values{}
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "checklist": f.Checklist, "from": f.From, "to": f.To, "q": f.Q} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return Prefix + "/recordings"
+	}
+	return Prefix + "/recordings?" + v.Encode()
+}
+
+type historyData struct {
+	Filter     historyFilter
+	Rows       []historyRow
+	Total      int
+	Page       int
+	Pages      int
+	Prev, Next string
+	Statuses   []domain.Status
+	Types      []domain.JobType
+	Checklists []domain.Checklist
+	Filtered   bool
+}
+
+type historyRow struct {
+	Job      domain.Job
+	Analysis *domain.Analysis
+	Yes, Of  int
+	Score    float64
+}
+
+const historyPageSize = 25
+
+func (w *Web) history(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	f := historyFilter{Status: c.Query("status"), Type: c.Query("type"), Checklist: c.Query("checklist"),
+		From: c.Query("from"), To: c.Query("to"), Q: strings.TrimSpace(c.Query("q"))}
+	f.Page, _ = strconv.Atoi(c.Query("page"))
+	f.Page = max(f.Page, 1)
+	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
+		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
+	vw := w.newView(c, v, "rec.title", "recordings")
+	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
+		q.From = d
+	} else if f.From != "" {
+		vw.Error, f.From = "“from”: "+f.From+" is not a date (YYYY-MM-DD)", ""
+	}
+	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
+		q.To = d.AddDate(0, 0, 1) // the "to" day is included
+	} else if f.To != "" {
+		vw.Error, f.To = "“to”: "+f.To+" is not a date (YYYY-MM-DD)", ""
+	}
+	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	d := historyData{Filter: f, Total: page.Total, Page: f.Page, Checklists: cls,
+		Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},
+		Types:    []domain.JobType{domain.TypeSingleVoice, domain.TypePhoneCall},
+		Filtered: f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != ""}
+	d.Pages = max(1, (page.Total+historyPageSize-1)/historyPageSize)
+	if f.Page > 1 {
+		d.Prev = f.query(f.Page - 1)
+	}
+	if f.Page < d.Pages {
+		d.Next = f.query(f.Page + 1)
+	}
+	for _, j := range page.Jobs {
+		row := historyRow{Job: j}
+		if a, ok := page.Analyses[j.ID]; ok {
+			row.Analysis = &a
+			row.Yes, row.Of, row.Score = analysisSummary(a)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	vw.Data = d
+	return w.render(c, "recordings", vw)
+}
+
+// analysisSummary is the history's one-glance result: questions answered
+// yes out of all, and the mean score.
+func analysisSummary(a domain.Analysis) (yes, of int, score float64) {
+	for _, r := range a.Results {
+		of++
+		score += r.Score
+		if r.Answer == domain.AnswerYes {
+			yes++
+		}
+	}
+	if of > 0 {
+		score /= float64(of)
+	}
+	return yes, of, score
+}
+
+// statusJSON is one job in the live-status answer.
+type statusJSON struct {
+	Status     domain.Status `json:"status"`
+	StatusText string        `json:"statusText"`
+	Terminal   bool          `json:"terminal"`
+	Title      string        `json:"title"`
+	Duration   string        `json:"duration"`
+}
+
+// statuses answers the pages' live updates: GET /app/recordings/status?id=…
+func (w *Web) statuses(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		w.log.Error("live status", "err", err)
+		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+	}
+	if v == nil {
+		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
+	}
+	var ids []domain.DocID
+	for _, raw := range c.Context().QueryArgs().PeekMulti("id") {
+		if len(ids) == 100 {
+			return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": "at most 100 ids per request"})
+		}
+		ids = append(ids, domain.DocID(raw))
+	}
+	jobs, err := w.deps.Recordings.Statuses(c.UserContext(), v.Account.ID, ids)
+	if err != nil {
+		w.log.Error("live status", "err", err)
+		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+	}
+	lang := w.lang(c)
+	out := make(map[domain.DocID]statusJSON, len(jobs))
+	for id, j := range jobs {
+		dur := "—"
+		if d := j.Duration(); d != nil {
+			dur = domain.FormatSeconds(*d)
+		}
+		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur}
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(fiber.Map{"jobs": out})
+}
+
+type recordingData struct {
+	app.Recording
+	Turns    []domain.Segment
+	Results  []questionRow
+	Resent   string
+	AudioURL string
+}
+
+type questionRow struct {
+	ID string
+	domain.QuestionResult
+}
+
+func (w *Web) recording(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	vw := w.newView(c, v, "rec.title", "recordings")
+	if rec.Job.Title != "" {
+		vw.Title = rec.Job.Title
+	}
+	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Resent: c.Query("resent"),
+		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
+	if rec.Analysis != nil {
+		d.Results = orderedResults(rec.Analysis)
+	}
+	vw.Data = d
+	return w.render(c, "recording", vw)
+}
+
+// orderedResults lists an analysis's answers in question-id order.
+func orderedResults(a *domain.Analysis) []questionRow {
+	rows := make([]questionRow, 0, len(a.Results))
+	for id, r := range a.Results {
+		rows = append(rows, questionRow{ID: id, QuestionResult: r})
+	}
+	for i := 1; i < len(rows); i++ {
+		for j := i; j > 0 && rows[j].ID < rows[j-1].ID; j-- {
+			rows[j], rows[j-1] = rows[j-1], rows[j]
+		}
+	}
+	return rows
+}
+
+// audio streams the recording's MP3, answering byte ranges (RFC 9110 §14)
+// so that the player can seek without downloading the whole file.
+func (w *Web) audio(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	if v == nil {
+		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
+	}
+	r, size, err := w.deps.Recordings.Audio(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	if errors.Is(err, domain.ErrNotFound) {
+		return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no audio for this recording"})
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	c.Set(fiber.HeaderContentType, "audio/mpeg")
+	c.Set(fiber.HeaderAcceptRanges, "bytes")
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	start, end := int64(0), size-1
+	if rh := c.Get(fiber.HeaderRange); rh != "" && size > 0 {
+		s, e, err := fasthttp.ParseByteRange([]byte(rh), int(size))
+		if err != nil {
+			_ = r.Close()
+			c.Set(fiber.HeaderContentRange, "bytes */"+strconv.FormatInt(size, 10))
+			return c.Status(fiber.StatusRequestedRangeNotSatisfiable).JSON(fiber.Map{"error": "the range is outside the recording's " + strconv.FormatInt(size, 10) + " bytes"})
+		}
+		start, end = int64(s), int64(e)
+		c.Status(fiber.StatusPartialContent)
+		c.Set(fiber.HeaderContentRange, "bytes "+strconv.FormatInt(start, 10)+"-"+strconv.FormatInt(end, 10)+"/"+strconv.FormatInt(size, 10))
+	}
+	if start > 0 {
+		if err := skip(r, start); err != nil {
+			_ = r.Close()
+			return w.serverError(c, err)
+		}
+	}
+	n := end - start + 1
+	if c.Method() == fiber.MethodHead {
+		_ = r.Close()
+		c.Response().Header.SetContentLength(int(n))
+		return nil
+	}
+	c.Context().SetBodyStream(&limitedCloser{r: io.LimitReader(r, n), c: r}, int(n))
+	return nil
+}
+
+// skip moves r forward by n bytes: a seek when the blob store's reader
+// can, else reading and discarding.
+func skip(r io.Reader, n int64) error {
+	if s, ok := r.(io.Seeker); ok {
+		_, err := s.Seek(n, io.SeekStart)
+		return err
+	}
+	_, err := io.CopyN(io.Discard, r, n)
+	return err
+}
+
+type limitedCloser struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
+func (l *limitedCloser) Close() error               { return l.c.Close() }
+
+func (w *Web) resend(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	doc := domain.DocID(c.Params("docId"))
+	d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, doc, c.Params("id"))
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?resent="+url.QueryEscape(d.ID)+"#deliveries", fiber.StatusSeeOther)
+}

@@ -1,0 +1,409 @@
+// Package web is hyscribe's web application, served under /app by the same
+// fiber server as the API: sign-up and sign-in, the history of recordings,
+// a recording's page (the `link` of every event), settings with API keys
+// and receivers, QA checklists and analytics.
+//
+// Pages are server-rendered html/template with a little progressive
+// enhancement (static/app.js); every page works without JavaScript. Text is
+// Armenian by default, English on request (i18n.go). Cookies are HttpOnly
+// and SameSite=Lax, Secure under HTTPS; every form carries a CSRF token;
+// a Content-Security-Policy allows only the service's own scripts and styles,
+// so a transcript or metadata value can never run as code.
+package web
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hyscribe/app"
+	"hyscribe/domain"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config tunes the web application.
+type Config struct {
+	// SecureCookies marks cookies Secure and gives the session cookie the
+	// __Host- prefix. Set it whenever the service is reached over HTTPS.
+	SecureCookies bool
+	// SignUp opens the sign-up page to anyone; otherwise operators create
+	// users with `hyscribe user create|invite`.
+	SignUp bool
+	// Location is where the people are: times are shown, and date filters
+	// read, in it (default UTC).
+	Location *time.Location
+	// PublicURL is the service's base address, shown in the API example.
+	PublicURL string
+	// MaxFormBytes bounds a form body (default 256 KiB).
+	MaxFormBytes int
+}
+
+// Deps are the use cases the pages call.
+type Deps struct {
+	People     *app.People
+	Provision  *app.Provision
+	Recordings *app.Recordings
+	Logger     *slog.Logger
+}
+
+// Web serves the pages.
+type Web struct {
+	cfg   Config
+	deps  Deps
+	log   *slog.Logger
+	pages map[string]*template.Template
+}
+
+// Prefix is where the web application lives.
+const Prefix = "/app"
+
+// New builds the web application; Register adds its routes.
+func New(cfg Config, deps Deps) *Web {
+	if deps.People == nil || deps.Provision == nil || deps.Recordings == nil {
+		panic("web.New: People, Provision and Recordings are required")
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.MaxFormBytes <= 0 {
+		cfg.MaxFormBytes = 256 << 10
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	w := &Web{cfg: cfg, deps: deps, log: deps.Logger}
+	w.pages = parsePages(w.funcs())
+	return w
+}
+
+func parsePages(funcs template.FuncMap) map[string]*template.Template {
+	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
+	}
+	return pages
+}
+
+// Register adds the routes to r, a router for Prefix.
+func (w *Web) Register(r fiber.Router) {
+	r.Use(w.headers)
+	r.Get("", w.home)
+	r.Get("/", w.home)
+	r.Get("/static/:file", w.static)
+	r.Get("/lang", w.switchLang)
+	r.Get("/signin", w.signInPage)
+	r.Post("/signin", w.signIn)
+	r.Get("/signup", w.signUpPage)
+	r.Post("/signup", w.signUp)
+	r.Post("/signout", w.signOut)
+	r.Get("/invite/:token", w.invitePage)
+	r.Post("/invite/:token", w.acceptInvite)
+	r.Get("/recordings", w.history)
+	r.Get("/recordings/status", w.statuses)
+	r.Get("/recordings/:docId", w.recording)
+	r.Get("/recordings/:docId/audio", w.audio)
+	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
+	r.Get("/settings", w.settings)
+	r.Post("/settings/receiver", w.saveReceiver)
+	r.Post("/settings/keys", w.createKey)
+	r.Post("/settings/keys/:id/revoke", w.revokeKey)
+	r.Get("/checklists", w.checklists)
+	r.Get("/checklists/new", w.newChecklist)
+	r.Post("/checklists", w.saveChecklist)
+	r.Get("/checklists/:id", w.editChecklist)
+	r.Post("/checklists/:id", w.saveChecklist)
+	r.Post("/checklists/:id/archive", w.archiveChecklist)
+	r.Get("/analytics", w.analytics)
+	r.Use(w.notFound)
+}
+
+// headers are the security headers of every page: only the service's own
+// scripts, styles and media; no framing; no referrer leaving the site.
+func (w *Web) headers(c *fiber.Ctx) error {
+	c.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	return c.Next()
+}
+
+// view is what every page template receives.
+type view struct {
+	Lang    Lang
+	Title   string
+	Nav     string
+	V       *app.Visitor
+	CSRF    string
+	Path    string // this page's path and query, for the language switch
+	Error   string
+	Flash   string
+	SignUp  bool
+	Data    any
+	Status  int
+	NoIndex bool
+}
+
+func (w *Web) lang(c *fiber.Ctx) Lang { return parseLang(c.Cookies(cookieLang)) }
+
+func (w *Web) newView(c *fiber.Ctx, v *app.Visitor, titleKey, nav string) *view {
+	lang := w.lang(c)
+	vw := &view{Lang: lang, Title: text(lang, titleKey), Nav: nav, V: v, Path: string(c.Request().URI().RequestURI()), SignUp: w.cfg.SignUp}
+	if v != nil {
+		vw.CSRF = v.Session.CSRF
+	}
+	return vw
+}
+
+// render writes a page.
+func (w *Web) render(c *fiber.Ctx, page string, vw *view) error {
+	t, ok := w.pages[page]
+	if !ok {
+		return fmt.Errorf("web: no page %q", page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", vw); err != nil {
+		w.log.Error("render page", "page", page, "err", err)
+		return w.serverError(c, err)
+	}
+	if vw.Status != 0 {
+		c.Status(vw.Status)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Send(buf.Bytes())
+}
+
+// Cookies. The session cookie holds a random token (the store keeps only
+// its hash); the anonymous CSRF cookie guards the sign-in and sign-up forms.
+const (
+	cookieSession = "hyscribe_session"
+	cookieCSRF    = "hyscribe_csrf"
+	cookieLang    = "hyscribe_lang"
+)
+
+func (w *Web) sessionCookieName() string {
+	if w.cfg.SecureCookies {
+		return "__Host-" + cookieSession
+	}
+	return cookieSession
+}
+
+func (w *Web) setCookie(c *fiber.Ctx, name, value string, maxAge time.Duration, sameSite string) {
+	ck := &fiber.Cookie{Name: name, Value: value, Path: "/", HTTPOnly: true, Secure: w.cfg.SecureCookies, SameSite: sameSite}
+	if maxAge > 0 {
+		ck.MaxAge = int(maxAge.Seconds())
+		ck.Expires = time.Now().Add(maxAge)
+	} else if maxAge < 0 {
+		ck.MaxAge = -1
+		ck.Expires = time.Unix(0, 0)
+	}
+	c.Cookie(ck)
+}
+
+// visitor resolves the session cookie; nil when nobody is signed in.
+func (w *Web) visitor(c *fiber.Ctx) (*app.Visitor, error) {
+	token := c.Cookies(w.sessionCookieName())
+	if token == "" {
+		return nil, nil
+	}
+	v, err := w.deps.People.Resolve(c.UserContext(), token)
+	if errors.Is(err, domain.ErrUnauthorized) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// signedIn returns the visitor, or sends a page-level answer (a redirect to
+// sign in, or an error page) and ok=false.
+func (w *Web) signedIn(c *fiber.Ctx) (*app.Visitor, bool, error) {
+	v, err := w.visitor(c)
+	if err != nil {
+		return nil, false, w.serverError(c, err)
+	}
+	if v == nil {
+		next := string(c.Request().URI().RequestURI())
+		return nil, false, c.Redirect(Prefix+"/signin?next="+url.QueryEscape(next), fiber.StatusSeeOther)
+	}
+	return v, true, nil
+}
+
+// owner is signedIn for pages that change the account.
+func (w *Web) owner(c *fiber.Ctx) (*app.Visitor, bool, error) {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return nil, false, err
+	}
+	if v.User.Role != domain.RoleOwner {
+		vw := w.newView(c, v, "err.forbidden", "")
+		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "set.owneronly")
+		return nil, false, w.render(c, "error", vw)
+	}
+	return v, true, nil
+}
+
+// form reads a URL-encoded form body of bounded size.
+func (w *Web) form(c *fiber.Ctx) (url.Values, error) {
+	n := c.Request().Header.ContentLength()
+	if n > w.cfg.MaxFormBytes || n < -1 {
+		return nil, errFormTooLarge
+	}
+	if n == -1 { // chunked: browsers never send forms so
+		return nil, errFormTooLarge
+	}
+	ct := string(c.Request().Header.ContentType())
+	if n > 0 && !strings.HasPrefix(ct, fiber.MIMEApplicationForm) {
+		return nil, errBadForm
+	}
+	return url.ParseQuery(string(c.Body()))
+}
+
+var (
+	errFormTooLarge = errors.New("form too large")
+	errBadForm      = errors.New("not a form")
+	errCSRF         = errors.New("csrf token mismatch")
+)
+
+// sameOrigin refuses a request whose Origin (sent by browsers on every
+// POST) is another site: a second guard beside the token.
+func sameOrigin(c *fiber.Ctx) bool {
+	o := c.Get(fiber.HeaderOrigin)
+	if o == "" || o == "null" {
+		return o == ""
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host == c.Hostname()
+}
+
+// checkCSRF checks a signed-in form's token.
+func checkCSRF(c *fiber.Ctx, f url.Values, v *app.Visitor) error {
+	tok := f.Get("_csrf")
+	if !sameOrigin(c) || tok == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(v.Session.CSRF)) != 1 {
+		return errCSRF
+	}
+	return nil
+}
+
+// anonCSRF gives a signed-out form its token: the value of a cookie that
+// only this site can set, which the form must repeat.
+func (w *Web) anonCSRF(c *fiber.Ctx) string {
+	if t := c.Cookies(cookieCSRF); len(t) >= 32 {
+		return t
+	}
+	t := app.NewID() + app.NewID()
+	w.setCookie(c, cookieCSRF, t, 24*time.Hour, "Strict")
+	return t
+}
+
+func checkAnonCSRF(c *fiber.Ctx, f url.Values) error {
+	ck, tok := c.Cookies(cookieCSRF), f.Get("_csrf")
+	if !sameOrigin(c) || ck == "" || subtle.ConstantTimeCompare([]byte(ck), []byte(tok)) != 1 {
+		return errCSRF
+	}
+	return nil
+}
+
+// postForm reads a signed-in form and checks its token, answering the
+// failures itself (ok=false).
+func (w *Web) postForm(c *fiber.Ctx, v *app.Visitor) (url.Values, bool, error) {
+	f, err := w.form(c)
+	if err != nil {
+		return nil, false, w.formError(c, v, err)
+	}
+	if err := checkCSRF(c, f, v); err != nil {
+		return nil, false, w.formError(c, v, err)
+	}
+	return f, true, nil
+}
+
+func (w *Web) formError(c *fiber.Ctx, v *app.Visitor, err error) error {
+	vw := w.newView(c, v, "err.title", "")
+	switch {
+	case errors.Is(err, errFormTooLarge):
+		vw.Status, vw.Error = fiber.StatusRequestEntityTooLarge, text(vw.Lang, "err.toolarge")
+	case errors.Is(err, errCSRF):
+		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "err.csrf")
+	default:
+		vw.Status, vw.Error = fiber.StatusBadRequest, err.Error()
+	}
+	return w.render(c, "error", vw)
+}
+
+// notFound is every unknown page, and every recording of another account:
+// the same answer, so nobody learns which docIds exist.
+func (w *Web) notFound(c *fiber.Ctx) error {
+	v, _ := w.visitor(c)
+	vw := w.newView(c, v, "err.notfound", "")
+	vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "err.notfound.body")
+	return w.render(c, "error", vw)
+}
+
+func (w *Web) serverError(c *fiber.Ctx, err error) error {
+	w.log.Error("web request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	lang := w.lang(c)
+	vw := &view{Lang: lang, Title: text(lang, "err.title"), Status: fiber.StatusInternalServerError, Error: text(lang, "err.server")}
+	t := w.pages["error"]
+	var buf bytes.Buffer
+	if t == nil || t.ExecuteTemplate(&buf, "layout", vw) != nil {
+		return c.Status(fiber.StatusInternalServerError).SendString(text(lang, "err.server"))
+	}
+	c.Status(fiber.StatusInternalServerError)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return c.Send(buf.Bytes())
+}
+
+// localPath keeps a redirect target on this site's web application.
+func localPath(p string) string {
+	if (p != Prefix && !strings.HasPrefix(p, Prefix+"/")) || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+		return Prefix + "/recordings"
+	}
+	if u, err := url.Parse(p); err != nil || u.Host != "" || u.Scheme != "" {
+		return Prefix + "/recordings"
+	}
+	return p
+}
+
+// static serves the embedded stylesheet and script.
+func (w *Web) static(c *fiber.Ctx) error {
+	name := c.Params("file")
+	b, err := staticFS.ReadFile("static/" + name)
+	if err != nil || strings.Contains(name, "/") {
+		return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such file"})
+	}
+	switch {
+	case strings.HasSuffix(name, ".css"):
+		c.Set(fiber.HeaderContentType, "text/css; charset=utf-8")
+	case strings.HasSuffix(name, ".js"):
+		c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
+	default:
+		c.Set(fiber.HeaderContentType, "application/octet-stream")
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	return c.Send(b)
+}

@@ -1,0 +1,239 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Recordings holds what the web application shows of an account's jobs:
+// the history, a recording's page, its audio, webhook resends, checklist
+// previews and analytics. Every method takes the visitor's account, and a
+// job of another account is domain.ErrNotFound, exactly like a missing one.
+type Recordings struct {
+	stores    ports.Stores
+	blobs     ports.BlobStore
+	sender    ports.WebhookSender
+	analyzer  ports.ChecklistAnalyzer
+	analytics ports.ChecklistAnalytics // nil: reports come from the store
+	clock     ports.Clock
+}
+
+// NewRecordings builds the use cases; analytics may be nil.
+func NewRecordings(stores ports.Stores, blobs ports.BlobStore, sender ports.WebhookSender, analyzer ports.ChecklistAnalyzer, analytics ports.ChecklistAnalytics, clock ports.Clock) *Recordings {
+	need("stores", stores)
+	need("blobs", blobs)
+	need("sender", sender)
+	need("analyzer", analyzer)
+	need("clock", clock)
+	return &Recordings{stores: stores, blobs: blobs, sender: sender, analyzer: analyzer, analytics: analytics, clock: clock}
+}
+
+// HistoryPage is one page of the history.
+type HistoryPage struct {
+	Jobs     []domain.Job
+	Analyses map[domain.DocID]domain.Analysis
+	Total    int
+}
+
+// History lists the account's jobs matching q (q.Account is set from account).
+func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q ports.JobQuery) (HistoryPage, error) {
+	q.Account = account
+	if q.Limit <= 0 || q.Limit > 100 {
+		q.Limit = 25
+	}
+	q.Offset = max(q.Offset, 0)
+	jobs, total, err := uc.stores.ListJobs(ctx, q)
+	if err != nil {
+		return HistoryPage{}, fmt.Errorf("history: %w", err)
+	}
+	var docs []domain.DocID
+	for _, j := range jobs {
+		if j.ChecklistID != "" {
+			docs = append(docs, j.ID)
+		}
+	}
+	an, err := uc.stores.AnalysesByDocs(ctx, account, docs)
+	if err != nil {
+		return HistoryPage{}, fmt.Errorf("history analyses: %w", err)
+	}
+	return HistoryPage{Jobs: jobs, Analyses: an, Total: total}, nil
+}
+
+// Recording is everything a recording's page shows.
+type Recording struct {
+	Job        domain.Job
+	Analysis   *domain.Analysis
+	Deliveries []domain.Delivery
+}
+
+// Get returns one of the account's recordings.
+func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
+	j, err := uc.job(ctx, account, doc)
+	if err != nil {
+		return Recording{}, err
+	}
+	r := Recording{Job: j}
+	if a, err := uc.stores.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
+		r.Analysis = &a
+	} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return Recording{}, fmt.Errorf("recording analysis: %w", err)
+	}
+	if r.Deliveries, err = uc.stores.Deliveries(ctx, doc); err != nil {
+		return Recording{}, fmt.Errorf("recording deliveries: %w", err)
+	}
+	return r, nil
+}
+
+// Statuses returns the current status of each of the account's jobs named
+// (for live updates); others' and unknown IDs are left out.
+func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Job, error) {
+	out := make(map[domain.DocID]domain.Job, len(docs))
+	for _, d := range docs {
+		j, err := uc.job(ctx, account, d)
+		if errors.Is(err, domain.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.Segments, j.Transcription = nil, ""
+		out[d] = j
+	}
+	return out, nil
+}
+
+func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
+	if doc == "" || len(doc) > 128 {
+		return domain.Job{}, domain.ErrNotFound
+	}
+	j, err := uc.stores.GetJob(ctx, doc)
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != account) {
+		return domain.Job{}, domain.ErrNotFound
+	}
+	if err != nil {
+		return domain.Job{}, fmt.Errorf("recording: %w", err)
+	}
+	return j, nil
+}
+
+// Audio opens the recording's uploaded MP3 and returns its size. It is
+// domain.ErrNotFound before the upload, and after the audio was deleted
+// (a refused upload).
+func (uc *Recordings) Audio(ctx context.Context, account domain.AccountID, doc domain.DocID) (io.ReadCloser, int64, error) {
+	j, err := uc.job(ctx, account, doc)
+	if err != nil {
+		return nil, 0, err
+	}
+	if j.BlobKey == "" {
+		return nil, 0, domain.ErrNotFound
+	}
+	r, err := uc.blobs.Open(ctx, j.BlobKey)
+	if err != nil {
+		return nil, 0, fmt.Errorf("recording audio: %w", err)
+	}
+	return r, j.AudioBytes, nil
+}
+
+// Resend delivers one of the job's recorded webhook deliveries again, now,
+// to the same address with the same body and webhook-id, signed with the
+// account's current secret. The attempt is recorded like any other.
+func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
+	if _, err := uc.job(ctx, account, doc); err != nil {
+		return domain.Delivery{}, err
+	}
+	ds, err := uc.stores.Deliveries(ctx, doc)
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
+	}
+	var orig *domain.Delivery
+	for i := range ds {
+		if ds[i].ID == deliveryID && ds[i].AccountID == account {
+			orig = &ds[i]
+		}
+	}
+	if orig == nil {
+		return domain.Delivery{}, fmt.Errorf("no such delivery: %w", domain.ErrNotFound)
+	}
+	acct, err := uc.stores.GetAccount(ctx, account)
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
+	}
+	now := uc.clock.Now()
+	d := orig.Resend(NewID(), now)
+	if _, err := uc.stores.BeginDelivery(ctx, d); err != nil {
+		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
+	}
+	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: acct.WebhookSecret, Timestamp: now})
+	d.AttemptedAt = &now
+	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
+	d.Status = domain.DeliveryDelivered
+	if res.Err != nil {
+		d.Status, d.Error = domain.DeliveryFailed, res.Err.Error()
+	}
+	if err := uc.stores.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
+		return d, fmt.Errorf("resend: record: %w", err)
+	}
+	return d, nil
+}
+
+// Preview runs a checklist definition (not saved) against one of the
+// account's transcribed recordings.
+func (uc *Recordings) Preview(ctx context.Context, account domain.AccountID, definition []byte, doc domain.DocID) (map[string]domain.QuestionResult, []domain.Question, error) {
+	f, err := domain.ParseChecklistFile(definition)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := uc.job(ctx, account, doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.Status != domain.StatusTranscribed {
+		return nil, nil, domain.Invalid("not_transcribed", "that recording has no transcript yet (it is %s)", j.Status)
+	}
+	res, err := uc.analyzer.Analyze(ctx, ports.AnalysisInput{Type: j.Type, Transcription: j.Transcription, Segments: j.Segments}, f.Questions)
+	if err != nil {
+		return nil, nil, fmt.Errorf("preview: %w", err)
+	}
+	a := domain.NewAnalysis("preview", j, domain.Checklist{Questions: f.Questions}, res, uc.clock.Now())
+	return a.Results, f.Questions, nil
+}
+
+// Report summarises a checklist's results over [from, to), from ClickHouse
+// when it is configured, else from the analyses in the store. The bool says
+// which (true: ClickHouse).
+func (uc *Recordings) Report(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) (domain.ChecklistReport, bool, error) {
+	if err := domain.ValidateReportPeriod(from, to); err != nil {
+		return domain.ChecklistReport{}, false, err
+	}
+	if _, err := uc.stores.GetChecklist(ctx, account, checklistID); err != nil {
+		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
+	}
+	if uc.analytics != nil {
+		rep, err := uc.analytics.ChecklistReport(ctx, account, checklistID, from, to)
+		return rep, true, err
+	}
+	as, err := uc.stores.ListAnalyses(ctx, account, checklistID, from, to)
+	if err != nil {
+		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
+	}
+	weights := map[int]map[string]float64{}
+	weightsOf := func(v int) map[string]float64 {
+		if w, ok := weights[v]; ok {
+			return w
+		}
+		c, err := uc.stores.GetChecklistVersion(ctx, account, checklistID, v)
+		if err != nil {
+			weights[v] = nil
+			return nil
+		}
+		weights[v] = domain.ChecklistWeights(c)
+		return weights[v]
+	}
+	return domain.BuildChecklistReport(account, checklistID, from, to, as, weightsOf), false, nil
+}
