@@ -14,6 +14,13 @@ export CLICKHOUSE_TEST_DSN
 # its own server. Unset it to skip them.
 HYSCRIBE_TEST_MINIO_BIN ?= $(CURDIR)/.cache/bin/minio
 export HYSCRIBE_TEST_MINIO_BIN
+# The Chromium the web application's browser tests drive (.ci/deps.sh
+# installs Debian's). Set, a missing browser fails the tests; unset, they skip.
+HYSCRIBE_TEST_CHROMIUM ?= /usr/bin/chromium
+export HYSCRIBE_TEST_CHROMIUM
+# Where the browser tests save their screenshots (look at them).
+HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
+export HYSCRIBE_SCREENSHOTS
 
 .PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean up down
 

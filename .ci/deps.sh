@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the outside tools the tests use (kcat, Postgres, ClickHouse, MinIO)
+# Installs the outside tools the tests use (kcat, Postgres, ClickHouse, MinIO,
+# Chromium)
 # on a fresh Debian machine, and starts the servers they need unless already
 # running. Idempotent; quiet when all is there.
 set -euo pipefail
@@ -21,6 +22,8 @@ command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
 # fine, .ci/clickhouse.sh starts the tests' own server below.
 command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)
 command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
+# The web application's browser tests drive Debian's Chromium (headless).
+[ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from
