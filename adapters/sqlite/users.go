@@ -23,9 +23,9 @@ var (
 
 // toUserRow lists u's values in userCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any {
-	var invExpires sql.NullInt64
+	invExpires := toNullMs(nil)
 	if !u.InviteExpiresAt.IsZero() {
-		invExpires = sql.NullInt64{Int64: toMs(u.InviteExpiresAt), Valid: true}
+		invExpires = toNullMs(&u.InviteExpiresAt)
 	}
 	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, toMs(u.CreatedAt)}
 }
@@ -37,8 +37,8 @@ func toDomainUser(sc scanner) (domain.User, error) {
 	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
 		return domain.User{}, translate(err)
 	}
-	if invExpires.Valid {
-		u.InviteExpiresAt = fromMs(invExpires.Int64)
+	if t := fromNullMs(invExpires); t != nil {
+		u.InviteExpiresAt = *t
 	}
 	u.CreatedAt = fromMs(created)
 	return u, nil
