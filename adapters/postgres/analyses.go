@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -74,4 +75,28 @@ func (s *Store) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Ana
 		return domain.Analysis{}, fmt.Errorf("postgres.AnalysisByDoc: %s: %w", doc, err)
 	}
 	return a, nil
+}
+
+// ListAnalyses returns the account's analyses of the checklist (every
+// version) created in [from, to), oldest first (ties by ID).
+func (s *Store) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+	rows, err := s.pool.Query(ctx, analysisSelect+` WHERE account_id = $1 AND checklist_id = $2
+		AND created_at >= $3 AND created_at < $4 ORDER BY created_at, id`,
+		string(account), checklistID, toMs(from), toMs(to))
+	if err != nil {
+		return nil, fmt.Errorf("postgres.ListAnalyses: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []domain.Analysis{}
+	for rows.Next() {
+		a, err := toDomainAnalysis(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres.ListAnalyses: %w", translate(err))
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres.ListAnalyses: %w", translate(err))
+	}
+	return out, nil
 }

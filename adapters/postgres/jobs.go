@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"hyscribe/adapters/internal/webquery"
 	"hyscribe/domain"
 )
 
@@ -18,10 +20,14 @@ var jobCols = []string{
 	"language_code", "error", "redrives", "checklist_version",
 }
 
+// jobWriteCols are the columns a job row is written with: jobCols and
+// search_text, which only ListJobs reads.
+var jobWriteCols = append(slices.Clone(jobCols), "search_text")
+
 var (
 	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobCols, ", ") + ") VALUES (" + placeholders(1, len(jobCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobCols) + " WHERE id = $" + fmt.Sprint(len(jobCols))
+	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(1, len(jobWriteCols)) + ")"
+	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = $" + fmt.Sprint(len(jobWriteCols))
 	// jobForUpdate reads a job and its account and locks both rows until
 	// the transaction ends. NO KEY UPDATE: no key changes, so inserts that
 	// merely reference the account (a new job, a new key) need not wait.
@@ -31,7 +37,7 @@ var (
 		FOR NO KEY UPDATE`
 )
 
-// toJobRow lists j's values in jobCols order.
+// toJobRow lists j's values in jobWriteCols order.
 func toJobRow(j domain.Job) ([]any, error) {
 	var meta, audio, segs *string
 	if j.Metadata != nil {
@@ -59,6 +65,7 @@ func toJobRow(j domain.Job) ([]any, error) {
 		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
+		webquery.SearchText(j.Title, j.Transcription),
 	}, nil
 }
 

@@ -1,7 +1,8 @@
 // Package postgres is the production store: every store port (jobs,
-// accounts and keys, checklists, rate counters, the outbox, webhook
-// deliveries) in one Postgres database through pgx, shared by any number of
-// API and worker processes.
+// accounts and keys, checklists and analyses, rate counters, the outbox,
+// webhook deliveries, the web application's users and sessions) in one
+// Postgres database through pgx, shared by any number of API and worker
+// processes.
 //
 // Concurrency rests on row locks, not on a process-wide writer: UpdateJob
 // locks the job and its account (SELECT … FOR NO KEY UPDATE), so racing
@@ -36,8 +37,7 @@ import (
 	"hyscribe/ports"
 )
 
-// Store implements ports.JobStore, AccountStore, ChecklistStore,
-// RateCounter, Outbox and DeliveryStore on one Postgres database.
+// Store implements every store port (ports.Stores) on one Postgres database.
 type Store struct {
 	pool       *pgxpool.Pool
 	written    chan struct{} // OutboxWritten

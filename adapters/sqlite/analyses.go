@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"hyscribe/domain"
 )
@@ -70,4 +71,28 @@ func (s *Store) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Ana
 		return domain.Analysis{}, fmt.Errorf("sqlite.AnalysisByDoc: %s: %w", doc, err)
 	}
 	return a, nil
+}
+
+// ListAnalyses returns the account's analyses of the checklist (every
+// version) created in [from, to), oldest first (ties by ID).
+func (s *Store) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+	rows, err := s.db.QueryContext(ctx, analysisSelect+` WHERE account_id = ? AND checklist_id = ?
+		AND created_at >= ? AND created_at < ? ORDER BY created_at, id`,
+		string(account), checklistID, toMs(from), toMs(to))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite.ListAnalyses: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []domain.Analysis{}
+	for rows.Next() {
+		a, err := toDomainAnalysis(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite.ListAnalyses: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite.ListAnalyses: %w", err)
+	}
+	return out, nil
 }

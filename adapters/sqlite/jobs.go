@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"hyscribe/adapters/internal/webquery"
 	"hyscribe/domain"
 )
 
@@ -17,13 +19,17 @@ var jobCols = []string{
 	"language_code", "error", "redrives", "checklist_version",
 }
 
+// jobWriteCols are the columns a job row is written with: jobCols and
+// search_text, which only ListJobs reads.
+var jobWriteCols = append(slices.Clone(jobCols), "search_text")
+
 var (
 	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobCols, ", ") + ") VALUES (" + placeholders(len(jobCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobCols) + " WHERE id = ?"
+	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(len(jobWriteCols)) + ")"
+	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = ?"
 )
 
-// toJobRow lists j's values in jobCols order.
+// toJobRow lists j's values in jobWriteCols order.
 func toJobRow(j domain.Job) ([]any, error) {
 	var meta, audio, segs sql.NullString
 	if j.Metadata != nil {
@@ -48,6 +54,7 @@ func toJobRow(j domain.Job) ([]any, error) {
 		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
+		webquery.SearchText(j.Title, j.Transcription),
 	}, nil
 }
 

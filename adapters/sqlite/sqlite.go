@@ -1,7 +1,8 @@
 // Package sqlite is the embedded store: every store port (jobs, accounts and
-// keys, checklists, rate counters, the outbox, webhook deliveries) in one
-// SQLite file, through the pure-Go driver modernc.org/sqlite, so `hyscribe
-// serve` needs no database server.
+// keys, checklists and analyses, rate counters, the outbox, webhook
+// deliveries, the web application's users and sessions) in one SQLite file,
+// through the pure-Go driver modernc.org/sqlite, so `hyscribe serve` needs
+// no database server.
 //
 // One file may be open in several processes at once (the CLI provisions
 // accounts while `serve` runs): the database is in WAL mode so readers never
@@ -35,8 +36,7 @@ import (
 // Transactions here last milliseconds; ten seconds means "something is wrong".
 const busyTimeout = 10 * time.Second
 
-// Store implements ports.JobStore, AccountStore, ChecklistStore,
-// RateCounter, Outbox and DeliveryStore on one SQLite database.
+// Store implements every store port (ports.Stores) on one SQLite database.
 type Store struct {
 	db         *sql.DB
 	writeSem   chan struct{} // one writer at a time in this process

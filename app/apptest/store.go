@@ -16,8 +16,9 @@ import (
 	"hyscribe/ports"
 )
 
-// Store is an in-memory implementation of every store port: JobStore,
-// AccountStore, ChecklistStore, RateCounter, Outbox and DeliveryStore.
+// Store is an in-memory implementation of every store port (ports.Stores):
+// jobs, accounts, checklists, analyses, rate counters, the outbox,
+// deliveries, and the web application's users, sessions and listings.
 //
 // One mutex guards everything, which makes each method atomic and serialises
 // UpdateJob and UpdateAccount exactly as a database transaction would. Values
@@ -39,6 +40,8 @@ type Store struct {
 	outbox     []outboxRow // in seq order
 	nextSeq    int64
 	deliveries []domain.Delivery // in insertion order
+	users      map[string]domain.User
+	sessions   map[string]domain.Session
 	written    chan struct{}
 }
 
@@ -70,6 +73,8 @@ func NewStore() *Store {
 		checklists: map[string][]domain.Checklist{},
 		analyses:   map[domain.DocID]domain.Analysis{},
 		rates:      map[rateKey]int{},
+		users:      map[string]domain.User{},
+		sessions:   map[string]domain.Session{},
 		written:    make(chan struct{}, 1),
 	}
 }

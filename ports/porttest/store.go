@@ -47,6 +47,10 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"RateCounter", rateCounterTests},
 		{"Outbox", outboxTests},
 		{"Deliveries", deliveryTests},
+		{"Users", userTests},
+		{"Sessions", sessionTests},
+		{"JobList", jobListTests},
+		{"AnalysisList", analysisListTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

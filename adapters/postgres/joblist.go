@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"hyscribe/adapters/internal/webquery"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// ListJobs returns one page of the account's jobs matching q, newest first
+// (ties by ID), and how many match in all: a count and the page in one
+// round trip, both on the index jobs_account_created. Search is a
+// substring of the stored search_text (see webquery), never lower(), whose
+// result depends on the database's locale.
+func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
+	if q.Account == "" {
+		return nil, 0, errors.New("postgres.ListJobs: no account")
+	}
+	var args []any
+	param := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	where := []string{"account_id = " + param(string(q.Account))}
+	if q.Status != "" {
+		where = append(where, "status = "+param(string(q.Status)))
+	}
+	if q.Type != "" {
+		where = append(where, "type = "+param(string(q.Type)))
+	}
+	if q.ChecklistID != "" {
+		where = append(where, "checklist_id = "+param(q.ChecklistID))
+	}
+	if !q.From.IsZero() {
+		where = append(where, "created_at >= "+param(toMs(q.From)))
+	}
+	if !q.To.IsZero() {
+		where = append(where, "created_at < "+param(toMs(q.To)))
+	}
+	if q.Search != "" {
+		where = append(where, `search_text LIKE '%' || `+param(webquery.Contains(q.Search))+` || '%' ESCAPE '\'`)
+	}
+	cond := " WHERE " + strings.Join(where, " AND ")
+	countArgs := slices.Clone(args)
+	limit, offset := webquery.Page(q)
+	b := &pgx.Batch{}
+	b.Queue("SELECT count(*) FROM jobs"+cond, countArgs...)
+	b.Queue(jobSelect+cond+" ORDER BY created_at DESC, id DESC LIMIT "+param(limit)+" OFFSET "+param(offset), args...)
+
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	var total int
+	if err := br.QueryRow().Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []domain.Job{}
+	for rows.Next() {
+		j, err := toDomainJob(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+	}
+	return out, total, nil
+}
+
+// AnalysesByDocs returns the analyses of those of docs that are the
+// account's and have one, keyed by docId.
+func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Analysis, error) {
+	out := make(map[domain.DocID]domain.Analysis, len(docs))
+	if len(docs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = string(d)
+	}
+	rows, err := s.pool.Query(ctx, analysisSelect+` WHERE account_id = $1 AND doc_id = ANY($2)`, string(account), ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := toDomainAnalysis(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
+		}
+		out[a.DocID] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"hyscribe/adapters/internal/webquery"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+var userCols = []string{
+	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at",
+}
+
+var (
+	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
+	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(1, len(userCols)) + ")"
+	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = $" + fmt.Sprint(len(userCols))
+)
+
+// toUserRow lists u's values in userCols order. No invitation expiry is NULL.
+func toUserRow(u domain.User) []any {
+	invExpires := toNullMs(nil)
+	if !u.InviteExpiresAt.IsZero() {
+		invExpires = toNullMs(&u.InviteExpiresAt)
+	}
+	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, toMs(u.CreatedAt)}
+}
+
+func toDomainUser(row pgx.Row) (domain.User, error) {
+	var u domain.User
+	var invExpires *int64
+	var created int64
+	if err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
+		return domain.User{}, translate(err)
+	}
+	if t := fromNullMs(invExpires); t != nil {
+		u.InviteExpiresAt = *t
+	}
+	u.CreatedAt = fromMs(created)
+	return u, nil
+}
+
+// SignUp saves the account and its first user in one transaction: a taken
+// email (or account or user ID) is domain.ErrConflict and saves neither.
+func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User) error {
+	if owner.AccountID != a.ID {
+		return fmt.Errorf("postgres.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(accountInsert, toAccountRow(a)...)
+		b.Queue(userInsert, toUserRow(owner)...)
+		return translate(tx.SendBatch(ctx, b).Close())
+	})
+	if err != nil {
+		return fmt.Errorf("postgres.SignUp: account %s, user %s: %w", a.ID, owner.ID, translate(err))
+	}
+	return nil
+}
+
+// CreateUser saves a user of an existing account: domain.ErrNotFound if the
+// account is missing, domain.ErrConflict if the ID, email or invitation
+// hash is taken.
+func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
+	if _, err := s.pool.Exec(ctx, userInsert, toUserRow(u)...); err != nil {
+		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
+	}
+	return nil
+}
+
+// FindUser returns the user with the one ID, email or invitation hash set in by.
+func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
+	col, val, err := webquery.UserColumn(by)
+	if err != nil {
+		return domain.User{}, fmt.Errorf("postgres.FindUser: %w", err)
+	}
+	query := userSelect + " WHERE " + col + " = $1"
+	if col == "invite_hash" {
+		// Restates what UserColumn ensures (the value is not ''), so that
+		// the partial index users_invite applies.
+		query += " AND invite_hash <> ''"
+	}
+	u, err := toDomainUser(s.pool.QueryRow(ctx, query, val))
+	if err != nil {
+		return domain.User{}, fmt.Errorf("postgres.FindUser: by %s: %w", col, err)
+	}
+	return u, nil
+}
+
+// UpdateUser locks the user, applies fn and saves it in one transaction;
+// the user keeps its ID and account whatever fn does. When fn fails nothing
+// is saved and its error is returned unchanged.
+func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error {
+	var fnErr error
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		u, err := toDomainUser(tx.QueryRow(ctx, userSelect+" WHERE id = $1 FOR UPDATE", id))
+		if err != nil {
+			return fmt.Errorf("user %s: %w", id, err)
+		}
+		acct := u.AccountID
+		if err := fn(&u); err != nil {
+			fnErr = err
+			return err
+		}
+		u.ID, u.AccountID = id, acct
+		_, err = tx.Exec(ctx, userUpdate, keyLast(toUserRow(u))...)
+		return translate(err)
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("postgres.UpdateUser: %w", translate(err))
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"hyscribe/adapters/internal/webquery"
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+var userCols = []string{
+	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at",
+}
+
+var (
+	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
+	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(len(userCols)) + ")"
+	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = ?"
+)
+
+// toUserRow lists u's values in userCols order. No invitation expiry is NULL.
+func toUserRow(u domain.User) []any {
+	invExpires := toNullMs(nil)
+	if !u.InviteExpiresAt.IsZero() {
+		invExpires = toNullMs(&u.InviteExpiresAt)
+	}
+	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, toMs(u.CreatedAt)}
+}
+
+func toDomainUser(sc scanner) (domain.User, error) {
+	var u domain.User
+	var invExpires sql.NullInt64
+	var created int64
+	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
+		return domain.User{}, translate(err)
+	}
+	if t := fromNullMs(invExpires); t != nil {
+		u.InviteExpiresAt = *t
+	}
+	u.CreatedAt = fromMs(created)
+	return u, nil
+}
+
+// SignUp saves the account and its first user in one transaction: a taken
+// email (or account or user ID) is domain.ErrConflict and saves neither.
+func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User) error {
+	if owner.AccountID != a.ID {
+		return fmt.Errorf("sqlite.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...); err != nil {
+			return fmt.Errorf("account %s: %w", a.ID, translate(err))
+		}
+		if _, err := tx.ExecContext(ctx, userInsert, toUserRow(owner)...); err != nil {
+			return fmt.Errorf("user %s: %w", owner.ID, translate(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.SignUp: %w", err)
+	}
+	return nil
+}
+
+// CreateUser saves a user of an existing account: domain.ErrNotFound if the
+// account is missing, domain.ErrConflict if the ID, email or invitation
+// hash is taken.
+func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, userInsert, toUserRow(u)...)
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.CreateUser: user %s: %w", u.ID, err)
+	}
+	return nil
+}
+
+// FindUser returns the user with the one ID, email or invitation hash set in by.
+func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
+	col, val, err := webquery.UserColumn(by)
+	if err != nil {
+		return domain.User{}, fmt.Errorf("sqlite.FindUser: %w", err)
+	}
+	query := userSelect + " WHERE " + col + " = ?"
+	if col == "invite_hash" {
+		// Restates what UserColumn ensures (the value is not ''), so that
+		// the partial index users_invite applies.
+		query += " AND invite_hash <> ''"
+	}
+	u, err := toDomainUser(s.db.QueryRowContext(ctx, query, val))
+	if err != nil {
+		return domain.User{}, fmt.Errorf("sqlite.FindUser: by %s: %w", col, err)
+	}
+	return u, nil
+}
+
+// UpdateUser applies fn to the user in one write transaction; the user
+// keeps its ID and account whatever fn does. When fn fails nothing is saved
+// and its error is returned unchanged.
+func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error {
+	var fnErr error
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		u, err := toDomainUser(tx.QueryRowContext(ctx, userSelect+" WHERE id = ?", id))
+		if err != nil {
+			return fmt.Errorf("user %s: %w", id, err)
+		}
+		acct := u.AccountID
+		if err := fn(&u); err != nil {
+			fnErr = err
+			return err
+		}
+		u.ID, u.AccountID = id, acct
+		_, err = tx.ExecContext(ctx, userUpdate, keyLast(toUserRow(u))...)
+		return translate(err)
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite.UpdateUser: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package apptest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"hyscribe/domain"
+	"hyscribe/ports"
+)
+
+// Page sizes of ListJobs, as in the SQL stores.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 500
+)
+
+// ListJobs returns one page of the account's jobs matching q, newest first
+// (ties by ID, highest first), and how many match in all. Search compares
+// lower-cased title and transcription, as the SQL stores do.
+func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
+	if q.Account == "" {
+		return nil, 0, errors.New("apptest.ListJobs: no account")
+	}
+	search := strings.ToLower(q.Search)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matched []domain.Job
+	for _, j := range s.jobs {
+		switch {
+		case j.AccountID != q.Account,
+			q.Status != "" && j.Status != q.Status,
+			q.Type != "" && j.Type != q.Type,
+			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
+			!q.From.IsZero() && j.CreatedAt.Before(q.From),
+			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
+			search != "" && !strings.Contains(strings.ToLower(j.Title+"\n"+j.Transcription), search):
+			continue
+		}
+		matched = append(matched, j)
+	}
+	sort.Slice(matched, func(a, b int) bool {
+		if !matched[a].CreatedAt.Equal(matched[b].CreatedAt) {
+			return matched[a].CreatedAt.After(matched[b].CreatedAt)
+		}
+		return matched[a].ID > matched[b].ID
+	})
+	limit := q.Limit
+	if limit <= 0 {
+		limit = defaultPageSize
+	}
+	limit = min(limit, maxPageSize)
+	from := min(max(q.Offset, 0), len(matched))
+	page := matched[from:min(from+limit, len(matched))]
+	out := make([]domain.Job, len(page))
+	for i, j := range page {
+		out[i] = copyJob(j)
+	}
+	return out, len(matched), nil
+}
+
+// AnalysesByDocs returns the analyses of those of docs that are the
+// account's and have one.
+func (s *Store) AnalysesByDocs(_ context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Analysis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[domain.DocID]domain.Analysis, len(docs))
+	for _, doc := range docs {
+		if a, ok := s.analyses[doc]; ok && a.AccountID == account {
+			out[doc] = copyAnalysis(a)
+		}
+	}
+	return out, nil
+}
+
+// ListAnalyses returns the account's analyses of the checklist created in
+// [from, to), oldest first (ties by ID).
+func (s *Store) ListAnalyses(_ context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []domain.Analysis{}
+	for _, a := range s.analyses {
+		if a.AccountID == account && a.ChecklistID == checklistID && !a.CreatedAt.Before(from) && a.CreatedAt.Before(to) {
+			out = append(out, copyAnalysis(a))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// SignUp saves a new account and its first user, or neither.
+func (s *Store) SignUp(_ context.Context, a domain.Account, owner domain.User) error {
+	if owner.AccountID != a.ID {
+		return fmt.Errorf("apptest.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[a.ID]; ok {
+		return fmt.Errorf("apptest.SignUp: account %s: %w", a.ID, domain.ErrConflict)
+	}
+	if err := s.userTaken(owner); err != nil {
+		return fmt.Errorf("apptest.SignUp: %w", err)
+	}
+	s.accounts[a.ID] = a
+	s.users[owner.ID] = owner
+	return nil
+}
+
+// CreateUser saves a user of an existing account.
+func (s *Store) CreateUser(_ context.Context, u domain.User) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.userTaken(u); err != nil {
+		return fmt.Errorf("apptest.CreateUser: %w", err)
+	}
+	if _, ok := s.accounts[u.AccountID]; !ok {
+		return fmt.Errorf("apptest.CreateUser: account %s: %w", u.AccountID, domain.ErrNotFound)
+	}
+	s.users[u.ID] = u
+	return nil
+}
+
+// userTaken is domain.ErrConflict when another user has u's ID, email or
+// (non-empty) invitation hash: the unique keys of the SQL stores' table.
+// Callers hold mu.
+func (s *Store) userTaken(u domain.User) error {
+	if _, ok := s.users[u.ID]; ok {
+		return fmt.Errorf("user %s: %w", u.ID, domain.ErrConflict)
+	}
+	return s.uniqueTaken(u)
+}
+
+// uniqueTaken checks u's email and invitation hash against every other user.
+func (s *Store) uniqueTaken(u domain.User) error {
+	for _, e := range s.users {
+		if e.ID == u.ID {
+			continue
+		}
+		if e.Email == u.Email {
+			return fmt.Errorf("email %s: %w", u.Email, domain.ErrConflict)
+		}
+		if u.InviteHash != "" && e.InviteHash == u.InviteHash {
+			return fmt.Errorf("invitation of user %s: %w", u.ID, domain.ErrConflict)
+		}
+	}
+	return nil
+}
+
+// FindUser returns the user named by exactly one field of by. A key with no
+// field set, or several, is the caller's bug: a plain error, never a match.
+func (s *Store) FindUser(_ context.Context, by ports.UserKey) (domain.User, error) {
+	set := 0
+	for _, v := range []string{by.ID, by.Email, by.InviteHash} {
+		if v != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return domain.User{}, fmt.Errorf("apptest.FindUser: %d of ID, email and invitation set, want exactly one", set)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if (by.ID != "" && u.ID == by.ID) || (by.Email != "" && u.Email == by.Email) ||
+			(by.InviteHash != "" && u.InviteHash == by.InviteHash) {
+			return u, nil
+		}
+	}
+	return domain.User{}, fmt.Errorf("apptest.FindUser: %w", domain.ErrNotFound)
+}
+
+// UpdateUser applies fn to a copy of the user under the lock and keeps it
+// only if fn succeeds, returning fn's error unchanged. The user keeps its
+// ID and account whatever fn does. fn must not call the store.
+func (s *Store) UpdateUser(_ context.Context, id string, fn func(*domain.User) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored, ok := s.users[id]
+	if !ok {
+		return fmt.Errorf("apptest.UpdateUser: user %s: %w", id, domain.ErrNotFound)
+	}
+	u := stored
+	if err := fn(&u); err != nil {
+		return err
+	}
+	u.ID, u.AccountID = stored.ID, stored.AccountID
+	if err := s.uniqueTaken(u); err != nil {
+		return fmt.Errorf("apptest.UpdateUser: %w", err)
+	}
+	s.users[id] = u
+	return nil
+}
+
+// CreateSession saves a session; domain.ErrConflict if its ID exists.
+func (s *Store) CreateSession(_ context.Context, sess domain.Session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sessions[sess.ID]; ok {
+		return fmt.Errorf("apptest.CreateSession: %w", domain.ErrConflict)
+	}
+	s.sessions[sess.ID] = sess
+	return nil
+}
+
+// GetSession returns a session, expired or not.
+func (s *Store) GetSession(_ context.Context, id string) (domain.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.sessions[id]
+	if !ok {
+		return domain.Session{}, fmt.Errorf("apptest.GetSession: %w", domain.ErrNotFound)
+	}
+	return sess, nil
+}
+
+// DeleteSession removes a session; an absent one is no error.
+func (s *Store) DeleteSession(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sessions, id)
+	return nil
+}
+
+// DeleteExpiredSessions removes sessions that expired at or before now.
+func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, sess := range s.sessions {
+		if !sess.ExpiresAt.After(now) {
+			delete(s.sessions, id)
+			n++
+		}
+	}
+	return n, nil
+}
