@@ -65,8 +65,14 @@ func (w *Web) funcs() template.FuncMap {
 			if json.Unmarshal(raw, &v) != nil {
 				return string(raw)
 			}
-			b, _ := json.MarshalIndent(v, "", "  ")
-			return string(b)
+			// Shown as text by the template, which escapes it for HTML;
+			// json's own \u003c escaping would only make it unreadable.
+			var buf strings.Builder
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(v)
+			return strings.TrimSpace(buf.String())
 		},
 		"bytes": func(n int64) string {
 			switch {

@@ -53,6 +53,7 @@ type historyData struct {
 
 type historyRow struct {
 	Job      domain.Job
+	Duration *float64
 	Analysis *domain.Analysis
 	Yes, Of  int
 	Score    float64
@@ -102,7 +103,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 		d.Next = f.query(f.Page + 1)
 	}
 	for _, j := range page.Jobs {
-		row := historyRow{Job: j}
+		row := historyRow{Job: j, Duration: j.Duration()}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
 			row.Yes, row.Of, row.Score = analysisSummary(a)
@@ -179,6 +180,7 @@ type recordingData struct {
 	Results  []questionRow
 	Resent   string
 	AudioURL string
+	Duration *float64
 }
 
 type questionRow struct {
@@ -202,7 +204,7 @@ func (w *Web) recording(c *fiber.Ctx) error {
 	if rec.Job.Title != "" {
 		vw.Title = rec.Job.Title
 	}
-	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Resent: c.Query("resent"),
+	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
 		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis)

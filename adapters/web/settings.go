@@ -12,6 +12,7 @@ import (
 
 type settingsData struct {
 	Account   domain.Account
+	Seconds   float64
 	Keys      []domain.APIKey
 	NewKey    string
 	PublicURL string
@@ -35,7 +36,7 @@ func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, newKey stri
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	d := settingsData{Account: v.Account, Keys: keys, NewKey: newKey, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
+	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, NewKey: newKey, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
 	if !d.Owner {
 		d.Account.WebhookSecret = "" // members do not see the secret
 	}
