@@ -401,4 +401,7 @@ func TestEveryMessageIsTranslated(t *testing.T) {
 // tWriter sends the site's log to the test's log.
 type tWriter struct{ t *testing.T }
 
-func (w tWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}

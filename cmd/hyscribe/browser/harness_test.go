@@ -116,7 +116,7 @@ func screenshotDir(t *testing.T) string {
 func shoot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
 	var png []byte
-	run(t, ctx, "screenshot "+name, chromedp.FullScreenshot(&png, 90))
+	run(t, ctx, "screenshot "+name, chromedp.FullScreenshot(&png, 100))
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
