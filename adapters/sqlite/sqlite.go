@@ -28,6 +28,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"hyscribe/adapters/internal/migrations"
+	"hyscribe/adapters/internal/webquery"
 	"hyscribe/domain"
 	"hyscribe/ports"
 )
@@ -135,6 +136,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			return fmt.Errorf("migrate: %s: %w", m.Name, err)
+		}
+		if m.Version == 3 {
+			if err := backfillSearchText(ctx, tx); err != nil {
+				return fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 			m.Version, m.Name, time.Now().UnixMilli()); err != nil {
@@ -251,4 +257,33 @@ func updateSet(cols []string) string {
 // "UPDATE … SET <updateSet> WHERE key = ?".
 func keyLast(args []any) []any {
 	return append(append([]any{}, args[1:]...), args[0])
+}
+
+// backfillSearchText gives jobs written before migration 3 the search text
+// Go's case folding makes (SQLite's lower() leaves Armenian capitals as
+// they are), so that old recordings are found like new ones.
+func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, transcription FROM jobs`)
+	if err != nil {
+		return err
+	}
+	type row struct{ id, text string }
+	var all []row
+	for rows.Next() {
+		var id, title, tr string
+		if err := rows.Scan(&id, &title, &tr); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, row{id, webquery.SearchText(title, tr)})
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET search_text = ? WHERE id = ?`, r.text, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -33,8 +33,8 @@ CREATE INDEX sessions_expires ON sessions (expires_at);
 
 -- Job search: Go's strings.ToLower of title, newline, transcription, written
 -- by the store with every job row (SQLite's lower() knows ASCII only, so it
--- cannot do this at query time for Armenian). Rows written before this
--- migration get SQLite's lower(): right for ASCII, and for Armenian text
--- only where it was lower case already, until the job is next written.
+-- cannot do this at query time for Armenian). The UPDATE below is a first
+-- pass; the Go migration step (backfillSearchText) then rewrites every row
+-- written before this migration with Go's case folding.
 ALTER TABLE jobs ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
 UPDATE jobs SET search_text = lower(title || char(10) || transcription);
