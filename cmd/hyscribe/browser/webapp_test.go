@@ -248,6 +248,16 @@ func TestWebApplicationInABrowser(t *testing.T) {
 		t.Errorf("English heading %q", h2)
 	}
 	run(t, b, "phone", emulation.SetDeviceMetricsOverride(390, 844, 3, true), chromedp.Reload(), chromedp.WaitVisible("#transcript", chromedp.ByID))
+	// Usable on a phone: nothing wider than the screen, on every page.
+	for _, p := range []string{"/app/recordings/" + docID, "/app/recordings", "/app/settings", "/app/checklists/new", "/app/analytics"} {
+		var scrollW, viewW int
+		run(t, b, "phone "+p, chromedp.Navigate(s.base+p), chromedp.WaitReady("main", chromedp.ByQuery),
+			chromedp.Evaluate(`document.documentElement.scrollWidth`, &scrollW), chromedp.Evaluate(`document.documentElement.clientWidth`, &viewW))
+		if scrollW > 390 {
+			t.Errorf("on a 390 px screen %s is %d px wide (client width %d): it scrolls sideways", p, scrollW, viewW)
+		}
+	}
+	run(t, b, "phone recording", chromedp.Navigate(s.base+"/app/recordings/"+docID), chromedp.WaitVisible("#transcript", chromedp.ByID))
 	shoot(t, b, shots, "09-recording-phone-en")
 	run(t, b, "desktop", emulation.ClearDeviceMetricsOverride())
 
