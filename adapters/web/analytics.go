@@ -19,6 +19,8 @@ type analyticsData struct {
 	Bars       []dayBar
 	ChartW     int
 	ChartH     int
+	FirstDay   string
+	LastDay    string
 }
 
 // dayBar is one column of the volume chart, laid out on the server so the
@@ -77,24 +79,33 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 		return w.serverError(c, err)
 	}
 	d.Report, d.ClickHouse = &rep, ch
-	d.Bars = layoutBars(rep.Days)
+	d.Bars = layoutBars(rep.Days, from, to.AddDate(0, 0, 1))
+	d.FirstDay, d.LastDay = d.From, d.To
 	return w.render(c, "analytics", vw)
 }
 
-func layoutBars(days []domain.DayStats) []dayBar {
-	if len(days) == 0 {
-		return nil
-	}
+// layoutBars gives every day of the period a slot, so that a quiet day
+// shows as a gap and one busy day is not drawn as a wall.
+func layoutBars(days []domain.DayStats, from, to time.Time) []dayBar {
+	n := int(to.Sub(from).Hours()/24 + 0.5)
+	n = min(max(n, 1), 366)
+	byDay := make(map[string]domain.DayStats, len(days))
 	var most int64 = 1
 	for _, d := range days {
+		byDay[d.Day] = d
 		most = max(most, d.Analyses)
 	}
-	step := chartW / len(days)
-	bw := max(2, step*3/4)
-	out := make([]dayBar, 0, len(days))
-	for i, d := range days {
+	step := chartW / n
+	bw := min(max(2, step*3/4), 48)
+	out := make([]dayBar, 0, n)
+	for i := 0; i < n; i++ {
+		day := from.AddDate(0, 0, i).Format(time.DateOnly)
+		d, ok := byDay[day]
+		if !ok {
+			d = domain.DayStats{Day: day}
+		}
 		h := int(math.Round(float64(d.Analyses) / float64(most) * float64(chartH-20)))
-		out = append(out, dayBar{DayStats: d, X: i * step, Y: chartH - h, W: bw, H: h, Label: d.Day})
+		out = append(out, dayBar{DayStats: d, X: i*step + (step-bw)/2, Y: chartH - h, W: bw, H: h, Label: day})
 	}
 	return out
 }

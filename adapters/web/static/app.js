@@ -68,7 +68,7 @@
       var rows = list.querySelectorAll(".question");
       var last = rows[rows.length - 1];
       var copy = last.cloneNode(true);
-      var n = rows.length + 1;
+      var n = rows.length; // the next row's index: the server numbers rows from 0
       copy.querySelectorAll("input, textarea").forEach(function (i) {
         i.value = "";
         var base = i.id.replace(/-\d+$/, "");

@@ -240,6 +240,34 @@ func TestWebApplicationInABrowser(t *testing.T) {
 	}
 	shoot(t, b, shots, "08-analytics")
 
+	// Edit the checklist: a third question added with the button, tried
+	// on the recording with Preview (nothing saved), then saved as v2.
+	var preview, version string
+	run(t, b, "preview an edited checklist",
+		chromedp.Navigate(s.base+"/app/checklists/"+checklistID),
+		chromedp.WaitVisible("#preview", chromedp.ByID),
+		chromedp.Click("#add-question", chromedp.ByID),
+		chromedp.WaitVisible("#q_text-5", chromedp.ByID),
+		chromedp.SendKeys("#q_text-5", "Զանգի նպատակը նշվե՞ց", chromedp.ByID),
+		chromedp.SendKeys("#q_expect-5", "զանգում եմ", chromedp.ByID),
+		chromedp.SetValue("#preview_doc", docID, chromedp.ByID),
+		chromedp.Click("#preview", chromedp.ByID),
+		chromedp.WaitVisible("#preview-result", chromedp.ByID),
+		chromedp.Text("#preview-result", &preview, chromedp.ByID),
+	)
+	if !strings.Contains(preview, "Զանգի նպատակը նշվե՞ց") || strings.Count(preview, "Այո") != 3 {
+		t.Fatalf("preview of three questions, all answered yes by the transcript:\n%s", preview)
+	}
+	shoot(t, b, shots, "08b-checklist-preview")
+	run(t, b, "save the edit",
+		chromedp.Click("#save-checklist", chromedp.ByID),
+		chromedp.WaitVisible("#checklist-list", chromedp.ByID),
+		chromedp.Text(`tr[data-checklist="`+checklistID+`"] td:nth-child(3)`, &version, chromedp.ByQuery),
+	)
+	if strings.TrimSpace(version) != "2" {
+		t.Fatalf("after an edit the checklist is at version %q, want 2", version)
+	}
+
 	// The English interface, and a phone-sized screen.
 	run(t, b, "switch to English", chromedp.Navigate(s.base+"/app/recordings/"+docID), chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible("#transcript", chromedp.ByID))
 	var h2 string
