@@ -251,7 +251,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 
 	if roles&RoleAPI != 0 {
-		webapp, err := s.webApp(ctx, blobs, clock)
+		webapp, err := s.webApp(ctx, workCtx, blobs, clock)
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +284,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 
 // webApp builds the web application (/app). Its reports read ClickHouse
 // when CLICKHOUSE_DSN is set and reachable, else the store.
-func (s *Service) webApp(ctx context.Context, blobs ports.BlobStore, clock ports.Clock) (*web.Web, error) {
+func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock) (*web.Web, error) {
 	cfg := s.cfg
 	loc, err := time.LoadLocation(cfg.WebTimezone)
 	if err != nil {
@@ -292,6 +292,23 @@ func (s *Service) webApp(ctx context.Context, blobs ports.BlobStore, clock ports
 	}
 	people := app.NewPeople(s.store, s.store, s.store, password.Hasher{}, app.NewRateLimit(s.store, clock), clock)
 	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
+	// Expired sessions are refused when used; this only keeps the table small.
+	s.goBackground(func() {
+		tick := time.NewTicker(time.Hour)
+		defer tick.Stop()
+		for {
+			if n, err := people.PruneSessions(workCtx); err != nil && workCtx.Err() == nil {
+				s.log.Warn("prune expired sessions", "err", err)
+			} else if n > 0 {
+				s.log.Info("pruned expired sessions", "count", n)
+			}
+			select {
+			case <-workCtx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
 	var reports ports.ChecklistAnalytics
 	if cfg.ClickHouseDSN != "" {
 		ch, err := clickhouse.Open(ctx, cfg.ClickHouseDSN)
