@@ -159,14 +159,7 @@ func (uc *NotifyReceiver) dispatch(d domain.Delivery, secret string) {
 }
 
 func (uc *NotifyReceiver) deliver(ctx context.Context, d domain.Delivery, secret string) {
-	now := uc.clock.Now()
-	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: secret, Timestamp: now})
-	d.AttemptedAt = &now
-	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
-	d.Status = domain.DeliveryDelivered
-	if res.Err != nil {
-		d.Status, d.Error = domain.DeliveryFailed, res.Err.Error()
-	}
+	d = send(ctx, uc.sender, d, secret, uc.clock.Now())
 	if err := uc.deliveries.FinishDelivery(ctx, d); err != nil {
 		uc.log.Error("record webhook delivery", "docId", d.DocID, "err", err)
 	}
@@ -192,3 +185,16 @@ func (uc *NotifyReceiver) ResumePending(ctx context.Context, olderThan time.Dura
 
 // Wait blocks until every delivery in flight has finished.
 func (uc *NotifyReceiver) Wait() { uc.wg.Wait() }
+
+// send POSTs a delivery's event to its receiver and returns the delivery
+// with the attempt's outcome, for the delivery log.
+func send(ctx context.Context, sender ports.WebhookSender, d domain.Delivery, secret string, now time.Time) domain.Delivery {
+	res := sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: secret, Timestamp: now})
+	d.AttemptedAt = &now
+	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
+	d.Status = domain.DeliveryDelivered
+	if res.Err != nil {
+		d.Status, d.Error = domain.DeliveryFailed, res.Err.Error()
+	}
+	return d
+}

@@ -169,13 +169,7 @@ func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, doc 
 	if _, err := uc.stores.BeginDelivery(ctx, d); err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
-	res := uc.sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: acct.WebhookSecret, Timestamp: now})
-	d.AttemptedAt = &now
-	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
-	d.Status = domain.DeliveryDelivered
-	if res.Err != nil {
-		d.Status, d.Error = domain.DeliveryFailed, res.Err.Error()
-	}
+	d = send(ctx, uc.sender, d, acct.WebhookSecret, now)
 	if err := uc.stores.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
 		return d, fmt.Errorf("resend: record: %w", err)
 	}

@@ -202,19 +202,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 }
 
 func (w *Web) archiveChecklist(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
-		return err
-	}
-	err = w.deps.Provision.ArchiveChecklist(c.UserContext(), v.Account.ID, c.Params("id"))
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
-	if err != nil {
-		return w.serverError(c, err)
-	}
-	return c.Redirect(Prefix+"/checklists?saved=1", fiber.StatusSeeOther)
+	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+		return Prefix + "/checklists?saved=1", w.deps.Provision.ArchiveChecklist(c.UserContext(), v.Account.ID, c.Params("id"))
+	})
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -92,21 +91,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
-		return err
-	}
-	err = w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
-	if err != nil {
-		return w.serverError(c, err)
-	}
-	return c.Redirect(Prefix+"/settings?saved=1#keys", fiber.StatusSeeOther)
+	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+		return Prefix + "/settings?saved=1#keys", w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
+	})
 }
-
-var _ = url.PathEscape

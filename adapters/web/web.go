@@ -342,6 +342,27 @@ func (w *Web) postForm(c *fiber.Ctx, v *app.Visitor) (url.Values, bool, error) {
 	return f, true, nil
 }
 
+// ownerAction is a button an owner presses (a form with nothing but its
+// CSRF token): do runs the change and names the page to go to next; a
+// missing target is the 404 page.
+func (w *Web) ownerAction(c *fiber.Ctx, do func(v *app.Visitor) (next string, err error)) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	next, err := do(v)
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(next, fiber.StatusSeeOther)
+}
+
 func (w *Web) formError(c *fiber.Ctx, v *app.Visitor, err error) error {
 	vw := w.newView(c, v, "err.title", "")
 	switch {
