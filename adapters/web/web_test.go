@@ -33,14 +33,14 @@ import (
 // site is the web application on a real SQLite store and disk blobs,
 // served by fiber and spoken to over HTTP through app.Test.
 type site struct {
-	t      *testing.T
+	t      testing.TB
 	app    *fiber.App
 	store  *sqlite.Store
 	blobs  *blob.Disk
 	people *app.People
 }
 
-func newSite(t *testing.T, cfg web.Config) *site {
+func newSite(t testing.TB, cfg web.Config) *site {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"))
@@ -399,7 +399,7 @@ func TestEveryMessageIsTranslated(t *testing.T) {
 }
 
 // tWriter sends the site's log to the test's log.
-type tWriter struct{ t *testing.T }
+type tWriter struct{ t testing.TB }
 
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
