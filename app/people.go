@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"hyscribe/domain"
 	"hyscribe/ports"
@@ -301,9 +300,6 @@ func (uc *People) AcceptInvite(ctx context.Context, token, password string) (Sig
 func (uc *People) PruneSessions(ctx context.Context) (int, error) {
 	return uc.sessions.DeleteExpiredSessions(ctx, uc.clock.Now())
 }
-
-// SessionLifetime is how long a new session lasts (for the cookie).
-func (uc *People) SessionLifetime() time.Duration { return domain.SessionLifetime }
 
 func randomToken() string {
 	var b [32]byte

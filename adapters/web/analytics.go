@@ -19,8 +19,6 @@ type analyticsData struct {
 	Bars       []dayBar
 	ChartW     int
 	ChartH     int
-	FirstDay   string
-	LastDay    string
 }
 
 // dayBar is one column of the volume chart, laid out on the server so the
@@ -80,7 +78,6 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	}
 	d.Report, d.ClickHouse = &rep, ch
 	d.Bars = layoutBars(rep.Days, from, to.AddDate(0, 0, 1))
-	d.FirstDay, d.LastDay = d.From, d.To
 	return w.render(c, "analytics", vw)
 }
 

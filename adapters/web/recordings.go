@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -219,11 +220,7 @@ func orderedResults(a *domain.Analysis) []questionRow {
 	for id, r := range a.Results {
 		rows = append(rows, questionRow{ID: id, QuestionResult: r})
 	}
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j].ID < rows[j-1].ID; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
+	slices.SortFunc(rows, func(a, b questionRow) int { return strings.Compare(a.ID, b.ID) })
 	return rows
 }
 

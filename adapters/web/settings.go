@@ -54,7 +54,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	}
 	hook, secret, analysis := f.Get("webhookURL"), f.Get("webhookSecret"), f.Get("analysisWebhookURL")
 	notify := f.Get("notifyFailures") == "on"
-	acct, err := w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, app.AccountChanges{
+	_, err = w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, app.AccountChanges{
 		WebhookURL: &hook, WebhookSecret: &secret, AnalysisWebhookURL: &analysis, NotifyFailures: &notify,
 	})
 	var ve *domain.ValidationError
@@ -67,7 +67,6 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	_ = acct
 	return c.Redirect(Prefix+"/settings?saved=1#receiver", fiber.StatusSeeOther)
 }
 

@@ -271,10 +271,8 @@ func (w *Web) owner(c *fiber.Ctx) (*app.Visitor, bool, error) {
 // form reads a URL-encoded form body of bounded size.
 func (w *Web) form(c *fiber.Ctx) (url.Values, error) {
 	n := c.Request().Header.ContentLength()
-	if n > w.cfg.MaxFormBytes || n < -1 {
-		return nil, errFormTooLarge
-	}
-	if n == -1 { // chunked: browsers never send forms so
+	// n < 0 is a chunked body of unknown size: browsers never send forms so.
+	if n < 0 || n > w.cfg.MaxFormBytes {
 		return nil, errFormTooLarge
 	}
 	ct := string(c.Request().Header.ContentType())

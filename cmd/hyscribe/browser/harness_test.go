@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -242,7 +241,5 @@ func eventually(t *testing.T, what string, d time.Duration, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
-var _ = fmt.Sprintf
 
 type runtimeEvaluateParams = runtime.EvaluateParams
