@@ -1,4 +1,4 @@
-module hyscribe
+module github.com/hyscribe/hyscribe
 
 go 1.26.0
 

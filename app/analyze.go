@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // AnalyzeTranscript is stage analyze: after transcription, the transcript of

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const salesChecklist = `{"name": "Վաճառք", "questions": [

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 func TestSingleVoiceJobRunsThroughEveryStage(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Principal is the caller an API key identifies.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // UpdateChecklist saves a new definition of the account's checklist as its

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // monoSplitter writes one "mono" file, as a mono recording gives.

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // NewID returns an opaque, URL-safe identifier of 128 random bits.

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/app"
-	"hyscribe/app/apptest"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/app/apptest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Hand-written in-memory fakes of the ports the use cases need.

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // CreateResult is createTranscription's answer (spec §2.3).

@@ -20,12 +20,12 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/asr"
-	"hyscribe/adapters/mp3"
-	"hyscribe/adapters/mp3/mp3test"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
+	"github.com/hyscribe/hyscribe/adapters/mp3/mp3test"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // longBlobs serves the generated recording under every key.

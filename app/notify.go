@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // NotifyReceiver is stage notify: it turns pipeline events into customer

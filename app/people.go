@@ -9,8 +9,8 @@ import (
 	"math"
 	"strings"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Sign-in limits: attempts per minute per email address and per client

@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"strings"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Provision holds the operator's and the web application's account use

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // RateLimitError is a refused request: the limit per minute and the seconds

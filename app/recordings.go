@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Recordings holds what the web application shows of an account's jobs:

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Relay publishes the outbox to the event bus: claim a batch in commit order,

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 type publisher struct {

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // ProcessAudio is stage process: validate the upload as MP3, measure it and

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // CompleteStoredUpload is the upload's completion when clients PUT straight

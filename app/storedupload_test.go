@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // stored says that key (size bytes) was written to the object store, as the

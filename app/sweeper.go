@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // UploadExpiredReason is the error of a job whose audio never arrived

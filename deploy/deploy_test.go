@@ -13,8 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"hyscribe/cmd/hyscribe/cli"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // knownEnv is every variable cmd/hyscribe/cli/config.go reads: the names

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func TestNewAnalysisAnswersEveryQuestionOfTheVersion(t *testing.T) {

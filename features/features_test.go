@@ -17,8 +17,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // TestFeatures runs every scenario of features/*.feature against the real

@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // JobStore keeps jobs. Writes of a job and of the events its change caused are

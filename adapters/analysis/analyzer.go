@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Thresholds of the best phrase match: at or above Yes the answer is "yes";

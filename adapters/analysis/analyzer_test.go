@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"hyscribe/adapters/analysis"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/analysis"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 func TestNormalize(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hyscribe/adapters/internal/retryhttp"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/internal/retryhttp"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // answer is verbose_json as OpenAI documents it, read leniently: engines

@@ -27,9 +27,9 @@ import (
 	"sync"
 	"time"
 
-	"hyscribe/adapters/internal/retryhttp"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/internal/retryhttp"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Defaults for the Config fields left zero.

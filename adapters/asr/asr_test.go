@@ -21,10 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/asr"
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // newClient returns a client of url that retries quickly.

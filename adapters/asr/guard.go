@@ -10,8 +10,8 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Defaults of GuardConfig.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // ErrInvalidKey is returned for a key the store refuses to map to a path.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func newDisk(t *testing.T) *Disk {

@@ -10,7 +10,7 @@
 // key checks were bypassed or the directory held a hostile symbolic link.
 package blob
 
-import "hyscribe/ports"
+import "github.com/hyscribe/hyscribe/ports"
 
 // The adapters must keep honouring their ports.
 var (

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // Signer is a ports.UploadSigner for uploads served by the service itself:

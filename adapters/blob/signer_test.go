@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 var testSecret = []byte("0123456789abcdef0123456789abcdef")

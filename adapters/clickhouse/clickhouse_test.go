@@ -13,8 +13,8 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
-	"hyscribe/adapters/clickhouse"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // testDSN is the server `make test` starts (.ci/clickhouse.sh). Without

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // The report's queries, also in docs/analytics.md for analysts. FINAL makes

@@ -3,7 +3,7 @@ package diarize
 import (
 	"math"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // DERResult is a diarization error rate and its parts, in seconds of

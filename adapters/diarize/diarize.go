@@ -35,8 +35,8 @@ import (
 	"math"
 	"slices"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var _ ports.Diarizer = (*Diarizer)(nil)

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hyscribe/adapters/mp3"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // decode turns a fixture into the 16 kHz WAV a job diarizes.

@@ -27,8 +27,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Limits on the output, in characters (runes), from DESIGN §2.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // call is a realistic phone call: a customer whose order is late. keySentence

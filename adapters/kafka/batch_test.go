@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {

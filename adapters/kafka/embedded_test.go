@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // consumeGroup runs a consumer of group until want events were handled,

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"hyscribe/adapters/internal/retryhttp"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/internal/retryhttp"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var _ ports.ChecklistAnalyzer = (*Client)(nil)

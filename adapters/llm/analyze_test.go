@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/adapters/llm"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/llm"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var checklist = []domain.Question{

@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hyscribe/adapters/llm"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/llm"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // chat is a fake OpenAI-compatible chat server answering with the message

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"hyscribe/adapters/llm"
+	"github.com/hyscribe/hyscribe/adapters/llm"
 )
 
 // FuzzParse feeds the completion parser model output: it must never panic,

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var _ ports.AudioChunker = Chunker{}

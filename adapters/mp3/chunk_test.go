@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/mp3/mp3test"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/mp3/mp3test"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 func openFixture(name string) func() (io.ReadCloser, error) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // FuzzProbe feeds Probe arbitrary bytes: it must not panic, must finish

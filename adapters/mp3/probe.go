@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var _ ports.AudioProbe = Prober{}

@@ -14,7 +14,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const fixtures = "../../testdata/audio"

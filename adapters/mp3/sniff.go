@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // sniffLen is how many leading bytes Sniff looks at.

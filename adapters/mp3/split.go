@@ -11,8 +11,8 @@ import (
 
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var _ ports.ChannelSplitter = Splitter{}

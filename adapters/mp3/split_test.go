@@ -16,7 +16,7 @@ import (
 
 	gomp3 "github.com/hajimehoshi/go-mp3"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func split(t *testing.T, data []byte) ([]string, string, error) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const analysisSelect = `SELECT id, doc_id, account_id, checklist_id, checklist_version, checklist_name, status, error, results, created_at FROM analyses`

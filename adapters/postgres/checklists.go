@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const deliverySelect = `SELECT id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,

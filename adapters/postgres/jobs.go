@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hyscribe/adapters/internal/webquery"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 var jobCols = []string{

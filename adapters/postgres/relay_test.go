@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/postgres/pgtest"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // recordingPublisher stands in for Kafka: it keeps what each relay

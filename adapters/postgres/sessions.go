@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // CreateSession saves s; domain.ErrConflict if its ID exists.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/internal/migrations"
-	"hyscribe/adapters/postgres/pgtest"
-	"hyscribe/domain"
-	"hyscribe/ports/porttest"
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // openTest opens a store on a new schema of its own, closed at the end of t.

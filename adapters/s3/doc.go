@@ -12,7 +12,7 @@
 // the size of the body: the size is checked when the notification arrives.
 package s3
 
-import "hyscribe/ports"
+import "github.com/hyscribe/hyscribe/ports"
 
 // The adapters must keep honouring their ports.
 var (

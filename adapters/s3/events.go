@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // EventTypeIgnored is the Type ParseEvent gives a notification that is not

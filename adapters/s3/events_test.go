@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // minioEvent is what MinIO writes to its Kafka target for a PUT (trimmed of

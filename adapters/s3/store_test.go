@@ -13,10 +13,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"hyscribe/adapters/kafka"
-	"hyscribe/adapters/s3"
-	"hyscribe/adapters/s3/s3test"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/adapters/s3/s3test"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 type env struct {

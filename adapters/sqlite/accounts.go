@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 var accountCols = []string{

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const analysisSelect = `SELECT id, doc_id, account_id, checklist_id, checklist_version, checklist_name, status, error, results, created_at FROM analyses`

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/internal/migrations"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // TestUpgradeMakesOldJobsSearchable opens a database made by the previous

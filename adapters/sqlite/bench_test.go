@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // BenchmarkHit is the rate limiter's cost on every API request.

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`

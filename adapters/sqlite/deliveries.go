@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const deliverySelect = `SELECT id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/adapters/internal/webquery"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 var jobCols = []string{

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // ClaimOutbox leases up to limit unsent records in seq order until

@@ -27,10 +27,10 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"hyscribe/adapters/internal/migrations"
-	"hyscribe/adapters/internal/webquery"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // busyTimeout is how long a write waits for another process's write lock.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/internal/migrations"
-	"hyscribe/domain"
-	"hyscribe/ports/porttest"
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // openTemp opens a store on a new file of its own, closed at the end of t.

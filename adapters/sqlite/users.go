@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"hyscribe/adapters/internal/webquery"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var userCols = []string{

@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"hyscribe/adapters/web"
+	"github.com/hyscribe/hyscribe/adapters/web"
 )
 
 // BenchmarkHistoryPage renders a full history page (25 rows of 200) on

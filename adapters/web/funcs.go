@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func (w *Web) funcs() template.FuncMap {

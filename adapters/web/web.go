@@ -26,8 +26,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 //go:embed templates/*.html

@@ -19,15 +19,15 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"hyscribe/adapters/analysis"
-	"hyscribe/adapters/blob"
-	"hyscribe/adapters/password"
-	"hyscribe/adapters/sqlite"
-	"hyscribe/adapters/web"
-	"hyscribe/adapters/webhook"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/analysis"
+	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/adapters/password"
+	"github.com/hyscribe/hyscribe/adapters/sqlite"
+	"github.com/hyscribe/hyscribe/adapters/web"
+	"github.com/hyscribe/hyscribe/adapters/webhook"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // site is the web application on a real SQLite store and disk blobs,

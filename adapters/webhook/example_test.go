@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"hyscribe/adapters/webhook"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/webhook"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // A receiver checks each delivery before trusting it: the signature proves

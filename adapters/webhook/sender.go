@@ -34,7 +34,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Defaults for the zero values of Config.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // newSender is a Sender for loopback test servers.

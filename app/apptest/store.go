@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Store is an in-memory implementation of every store port (ports.Stores):

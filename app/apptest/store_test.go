@@ -3,8 +3,8 @@ package apptest_test
 import (
 	"testing"
 
-	"hyscribe/app/apptest"
-	"hyscribe/ports/porttest"
+	"github.com/hyscribe/hyscribe/app/apptest"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 func TestStoreContract(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Page sizes of ListJobs, as in the SQL stores.

@@ -38,10 +38,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hyscribe/adapters/postgres"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/postgres"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 type options struct {

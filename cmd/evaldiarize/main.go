@@ -30,9 +30,9 @@ import (
 	"strconv"
 	"strings"
 
-	"hyscribe/adapters/diarize"
-	"hyscribe/adapters/mp3"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/diarize"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 type voice struct{ name, pitch, speed string }

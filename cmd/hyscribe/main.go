@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 var jobTests = []subtest{

@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Stores is everything a store adapter provides: every store port. (The

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // The web application's stores: users and sessions (UserStore,

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 )
 
 type field struct{ name, value string }

@@ -21,7 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // Policy says how hard to try.

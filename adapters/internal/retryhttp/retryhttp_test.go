@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/internal/retryhttp"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/internal/retryhttp"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func TestRetryAfter(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // SearchText is what a job's search_text column holds.

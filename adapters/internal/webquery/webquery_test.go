@@ -3,7 +3,7 @@ package webquery
 import (
 	"testing"
 
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 func TestContains(t *testing.T) {

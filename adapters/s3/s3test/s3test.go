@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // EnvBinary names the variable holding the path of the minio binary.

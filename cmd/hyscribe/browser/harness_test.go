@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // chromium finds the browser: HYSCRIBE_TEST_CHROMIUM (set by `make test`,

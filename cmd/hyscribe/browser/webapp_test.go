@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 )
 
 // Probes that would run script if any page put them into HTML unescaped.

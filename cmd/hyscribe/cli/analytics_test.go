@@ -14,8 +14,8 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // clickhouseDB creates a database of the test's own on the server of

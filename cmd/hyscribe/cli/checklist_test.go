@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 func TestChecklistCommands(t *testing.T) {

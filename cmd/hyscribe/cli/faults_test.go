@@ -19,12 +19,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/adapters/kafka"
-	"hyscribe/adapters/postgres/pgtest"
-	"hyscribe/adapters/sqlite"
-	"hyscribe/cmd/hyscribe/cli"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/adapters/sqlite"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // startService runs cli.Start in this process with vars, stopped when t ends.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // A worker has no API, but orchestrators still probe it: with

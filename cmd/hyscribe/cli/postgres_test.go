@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/adapters/postgres/pgtest"
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 func TestMigrateCommand(t *testing.T) {

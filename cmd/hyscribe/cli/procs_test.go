@@ -31,7 +31,7 @@ func hyscribeBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "hyscribe")
-		out, err := exec.Command("go", "build", "-o", binPath, "hyscribe/cmd/hyscribe").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/hyscribe/hyscribe/cmd/hyscribe").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

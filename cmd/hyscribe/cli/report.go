@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"hyscribe/adapters/clickhouse"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // reportCmd prints a checklist's analytics from ClickHouse: per-question

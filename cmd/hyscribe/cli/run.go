@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 const usage = `hyscribe — Armenian transcription service

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/adapters/kafka"
-	"hyscribe/adapters/s3"
-	"hyscribe/adapters/s3/s3test"
-	"hyscribe/cmd/hyscribe/cli"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/adapters/s3/s3test"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // TestS3UploadsEndToEnd runs the service with uploads in a real MinIO: the

@@ -20,10 +20,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/adapters/kafka"
-	"hyscribe/adapters/postgres/pgtest"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // TestScaledOutProcessesSurviveAWorkerKill is the production topology as

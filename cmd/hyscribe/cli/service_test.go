@@ -17,10 +17,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"hyscribe/adapters/asr/asrtest"
-	"hyscribe/adapters/sqlite"
-	"hyscribe/cmd/hyscribe/cli"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/sqlite"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // receiver records transcript_ready deliveries per docId.

@@ -10,10 +10,10 @@ import (
 	"os"
 	"strings"
 
-	"hyscribe/adapters/password"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/password"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // userCmd is `hyscribe user create|invite`: operators add people to an

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // TestOperatorAddsPeople runs `hyscribe user create` and `user invite` and

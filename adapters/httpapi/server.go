@@ -9,9 +9,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
-	"hyscribe/adapters/metrics"
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/metrics"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // Config tunes the HTTP adapter. Zero values take the defaults noted.

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"hyscribe/adapters/blob"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func (e *env) put(path string, body io.Reader, length int64) response {

@@ -19,12 +19,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"hyscribe/adapters/blob"
-	"hyscribe/adapters/metrics"
-	"hyscribe/adapters/sqlite"
-	"hyscribe/app"
-	"hyscribe/domain"
-	"hyscribe/ports"
+	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/adapters/metrics"
+	"github.com/hyscribe/hyscribe/adapters/sqlite"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // testClock is a ports.Clock the test moves by hand.

@@ -10,6 +10,5 @@
 // 405/404 answers for everything not served, streaming of upload bodies, and
 // keeping keep-alive connections sane when a handler leaves a body unread.
 //
-// The package directory is adapters/http; the package is named httpapi so it
-// does not shadow net/http.
+// The package is named httpapi, not http, so it does not shadow net/http.
 package httpapi

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"hyscribe/app"
-	"hyscribe/domain"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 func TestHealthz(t *testing.T) {
