@@ -247,6 +247,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
+		skipped := reg.Counter("hyscribe_sweeper_errors_total", "Stale jobs the sweeper could not handle and skipped (logged with their docId).")
+		sweeper.JobFailed = func(domain.DocID, error) { skipped.With().Inc() }
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
 	}
 
@@ -473,7 +475,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			if err := os.MkdirAll(tmp, 0o750); err != nil {
 				return err
 			}
-			limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunkSeconds.Seconds()}
+			limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
 			tr := app.NewTranscribeAudio(s.store, blobs, mp3.Splitter{}, rec, clock, tmp,
 				app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
 			topics, handler = []string{domain.TopicAudioProcessed}, tr.Handle
