@@ -46,7 +46,7 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 	if err != nil {
 		return ignoreMissing(err, "process")
 	}
-	if j.Status != domain.StatusProcessing || j.Audio != nil {
+	if !j.AwaitsMeasurement() {
 		return nil
 	}
 	info, err := uc.measure(ctx, j.BlobKey)
@@ -56,10 +56,7 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 	now := uc.clock.Now()
 	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
 		if err != nil {
-			if j.Status != domain.StatusProcessing || j.Audio != nil {
-				return nil, domain.ErrInvalidTransition
-			}
-			return nil, err
+			return failUnlessMovedOn(j.AwaitsMeasurement(), err)
 		}
 		return j.Measure(now, info, a, uc.maxDuration)
 	})
@@ -135,11 +132,10 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	if err != nil {
 		return ignoreMissing(err, "transcribe")
 	}
-	resumable := (j.Status == domain.StatusProcessing && j.Audio != nil) || (j.Status == domain.StatusConverting && j.Transcription == "")
-	if !resumable {
+	if !j.AwaitsRecognition() {
 		return nil
 	}
-	if j.Status == domain.StatusProcessing {
+	if !j.Recognising() {
 		if err := uc.jobs.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 			return j.StartConverting(uc.clock.Now())
 		}); err != nil {
@@ -156,10 +152,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	now := uc.clock.Now()
 	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err != nil {
-			if j.Status != domain.StatusConverting || j.Transcription != "" {
-				return nil, domain.ErrInvalidTransition
-			}
-			return nil, err
+			return failUnlessMovedOn(j.Recognising(), err)
 		}
 		return j.Recognise(now, text, segs)
 	})
@@ -393,7 +386,7 @@ func (uc *EnrichTranscript) Handle(ctx context.Context, ev domain.Event) error {
 	if err != nil {
 		return ignoreMissing(err, "enrich")
 	}
-	if j.Status != domain.StatusConverting || j.Transcription == "" {
+	if !j.AwaitsEnrichment() {
 		return nil
 	}
 	title, resolution, err := uc.summarizer.Summarize(ctx, j.Transcription)
@@ -441,6 +434,16 @@ func GiveUpReason(stage string, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("internal error in the %s stage; the recording could not be processed", stage)
+}
+
+// failUnlessMovedOn is a stage's permanent failure inside the job's update:
+// err fails the job while it still awaits the stage's work (still); a job
+// another worker moved on meanwhile makes the failure a replay, ignored.
+func failUnlessMovedOn(still bool, err error) ([]domain.Event, error) {
+	if !still {
+		return nil, domain.ErrInvalidTransition
+	}
+	return nil, err
 }
 
 func ignoreMissing(err error, op string) error {
