@@ -65,7 +65,7 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {
 	r, err := uc.blobs.Open(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
-		return domain.AudioInfo{}, domain.Permanent(errors.New("the uploaded audio is missing from storage"))
+		return domain.AudioInfo{}, domain.ErrAudioMissing
 	}
 	if err != nil {
 		return domain.AudioInfo{}, fmt.Errorf("process: open audio: %w", err)
@@ -191,7 +191,7 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 	case uc.diarizer != nil:
 		segs = domain.AssignSpeakers(segs, rec.Words, turns)
 	default:
-		return "", nil, domain.Permanent(errors.New("phone_call transcription of a mono recording is not available: no diarizer is configured and the speech engine does not label speakers; upload a stereo recording with one speaker per channel, or use type single_voice"))
+		return "", nil, domain.ErrMonoCall
 	}
 	segs = domain.NumberSpeakers(segs)
 	return domain.FormatPhoneCall(segs), segs, nil
@@ -214,7 +214,7 @@ func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.
 		return nil, err
 	}
 	if len(paths) != 1 {
-		return nil, domain.Permanent(fmt.Errorf("expected a mono recording, found %d channels", len(paths)))
+		return nil, domain.WrongChannels("mono", len(paths))
 	}
 	turns, err := uc.diarizer.Diarize(ctx, paths[0])
 	if err != nil {
@@ -231,7 +231,7 @@ func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job)
 	whole := func() (domain.Recognition, error) {
 		rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: open})
 		if err != nil {
-			return domain.Recognition{}, speechError(err)
+			return domain.Recognition{}, domain.SpeechFailed(err)
 		}
 		return rec, nil
 	}
@@ -280,7 +280,7 @@ func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job)
 	// The first error that is not the cancellation it caused.
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return domain.Recognition{}, speechError(err)
+			return domain.Recognition{}, domain.SpeechFailed(err)
 		}
 	}
 	for _, err := range errs {
@@ -319,7 +319,7 @@ func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job
 		return "", nil, err
 	}
 	if len(paths) != 2 {
-		return "", nil, domain.Permanent(fmt.Errorf("expected a stereo recording, found %d channel(s)", len(paths)))
+		return "", nil, domain.WrongChannels("stereo", len(paths))
 	}
 	var (
 		wg   sync.WaitGroup
@@ -336,7 +336,7 @@ func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return "", nil, speechError(err)
+			return "", nil, domain.SpeechFailed(err)
 		}
 	}
 	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
@@ -348,13 +348,6 @@ func channelSegments(r domain.Recognition) []domain.Segment {
 		return []domain.Segment{{Start: 0, End: r.Duration, Text: strings.TrimSpace(r.Text)}}
 	}
 	return r.Segments
-}
-
-func speechError(err error) error {
-	if domain.IsPermanent(err) {
-		return err
-	}
-	return fmt.Errorf("speech recognition failed: %w", err)
 }
 
 // EnrichTranscript is stage enrich: title, summary and language; converting → transcribed.
@@ -433,7 +426,7 @@ func GiveUpReason(stage string, err error) string {
 	if domain.IsPermanent(err) || errors.Is(err, domain.ErrUnavailable) {
 		return err.Error()
 	}
-	return fmt.Sprintf("internal error in the %s stage; the recording could not be processed", stage)
+	return domain.InternalFailure(stage)
 }
 
 // failUnlessMovedOn is a stage's permanent failure inside the job's update:

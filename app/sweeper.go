@@ -11,17 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// UploadExpiredReason is the error of a job whose audio never arrived
-// within its upload window (spec: 1 hour).
-func UploadExpiredReason(j domain.Job) string {
-	window := j.UploadExpiresAt.Sub(j.CreatedAt)
-	human := domain.FormatSeconds(window.Seconds())
-	if window == time.Hour {
-		human = "1 hour"
-	}
-	return "upload window expired: no audio was uploaded within " + human + " of job creation"
-}
-
 // Sweeper ends jobs whose upload window closed and re-drives jobs stuck in a
 // non-terminal state (their message lost, their worker gone), failing them
 // after MaxRedrives attempts so no job is ever stuck.
@@ -82,16 +71,11 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 				if j.UploadOpen(now) {
 					return nil, domain.ErrInvalidTransition
 				}
-				return j.Fail(now, UploadExpiredReason(*j), a)
+				return j.Fail(now, domain.UploadExpired(j.UploadExpiresAt.Sub(j.CreatedAt)), a)
 			case j.Status.Terminal() || now.Sub(j.UpdatedAt) < s.StuckAfter:
 				return nil, domain.ErrInvalidTransition // moved on since it was listed
 			case j.Redrives >= s.MaxRedrives:
-				reason := fmt.Sprintf("processing stopped in the %s state and did not resume after %d attempts", j.Status, j.Redrives)
-				if j.Status == domain.StatusConverting {
-					// Jobs wait here while the engine's circuit is open.
-					reason += " (speech recognition did not complete: the speech engine was unavailable)"
-				}
-				return j.Fail(now, reason, a)
+				return j.Fail(now, domain.Stalled(j.Status, j.Redrives), a)
 			}
 			return j.Redrive(now)
 		})

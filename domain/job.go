@@ -157,10 +157,10 @@ func (j *Job) Measure(now time.Time, info AudioInfo, acct *Account, maxDuration 
 		return nil, fmt.Errorf("measure in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	if info.Duration <= 0 {
-		return nil, Permanent(fmt.Errorf("the audio is empty: no MP3 frames with sound were found"))
+		return nil, ErrSilentAudio
 	}
 	if maxDuration > 0 && info.Duration > maxDuration.Seconds() {
-		return nil, Permanent(fmt.Errorf("recording is %s, longer than the maximum of %s", FormatSeconds(info.Duration), FormatSeconds(maxDuration.Seconds())))
+		return nil, TooLong(info.Duration, maxDuration)
 	}
 	ms, err := acct.Reserve(info.Duration)
 	if err != nil {
