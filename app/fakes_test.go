@@ -249,15 +249,30 @@ func newWorld(t *testing.T) *world {
 	w.analyze = app.NewAnalyzeTranscript(s, s, s, w.analyzer, nil, w.clock, nil)
 	w.fail = app.NewFailJob(s, w.clock)
 	w.sweeper = app.NewSweeper(s, w.clock, nil)
-	w.handlers = map[string][]func(context.Context, domain.Event) error{
-		domain.TopicAudioUploaded:        {w.process.Handle},
-		domain.TopicAudioProcessed:       {w.tr.Handle},
-		domain.TopicTranscriptRecognised: {w.enrich.Handle},
-		domain.TopicTranscriptReady:      {w.notify.Handle, w.analyze.Handle},
-		domain.TopicJobStatus:            {w.notify.Handle},
-		domain.TopicAnalysisReady:        {w.notify.Handle},
-	}
+	w.routeByPipeline(map[string]func(context.Context, domain.Event) error{
+		app.StageProcess:    w.process.Handle,
+		app.StageTranscribe: w.tr.Handle,
+		app.StageEnrich:     w.enrich.Handle,
+		app.StageNotify:     w.notify.Handle,
+		app.StageAnalyze:    w.analyze.Handle,
+	})
 	return w
+}
+
+// routeByPipeline gives each topic the handlers of the stages app.Pipeline
+// says read it, in pipeline order, as the stage consumers do. Stages without
+// a handler here (uploads from S3, the ClickHouse sink) are left out.
+func (w *world) routeByPipeline(byStage map[string]func(context.Context, domain.Event) error) {
+	w.handlers = map[string][]func(context.Context, domain.Event) error{}
+	for _, st := range app.Pipeline {
+		h := byStage[st.Name]
+		if h == nil {
+			continue
+		}
+		for _, topic := range st.Topics {
+			w.handlers[topic] = append(w.handlers[topic], h)
+		}
+	}
 }
 
 func (w *world) account(plan domain.Plan, seconds float64) app.Principal {

@@ -39,9 +39,6 @@ func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.Aud
 
 // Handle processes one hyscribe.audio.uploaded.v1 event. Repeats are no-ops.
 func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicAudioUploaded {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "process")
@@ -125,9 +122,6 @@ func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter por
 // job already converting (its worker died) is recognised again; any other
 // state means the event is a repeat.
 func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicAudioProcessed {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "transcribe")
@@ -372,9 +366,6 @@ func NewEnrichTranscript(jobs ports.JobStore, summarizer, fallback ports.Summari
 
 // Handle enriches one hyscribe.transcript.recognised.v1 event. Repeats are no-ops.
 func (uc *EnrichTranscript) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicTranscriptRecognised {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "enrich")
