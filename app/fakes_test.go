@@ -220,7 +220,7 @@ type world struct {
 	process  *app.ProcessAudio
 	tr       *app.TranscribeAudio
 	enrich   *app.EnrichTranscript
-	notify   *app.NotifyReceiver
+	notify   *app.DeliverEvents
 	analyzer *analyzer
 	analyze  *app.AnalyzeTranscript
 	fail     *app.FailJob
@@ -244,7 +244,7 @@ func newWorld(t *testing.T) *world {
 	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0)
 	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir())
 	w.enrich = app.NewEnrichTranscript(s, summarizer{}, nil, w.clock, nil)
-	w.notify = app.NewNotifyReceiver(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
+	w.notify = app.NewDeliverEvents(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
 	w.analyzer = &analyzer{}
 	w.analyze = app.NewAnalyzeTranscript(s, s, s, w.analyzer, nil, w.clock, nil)
 	w.fail = app.NewFailJob(s, w.clock)

@@ -53,7 +53,7 @@ var Pipeline = []Stage{
 	{StageUploads, []string{domain.TopicStorageEvents}, GiveUpFailJob},
 	{StageProcess, []string{domain.TopicAudioUploaded}, GiveUpFailJob},
 	{StageTranscribe, []string{domain.TopicAudioProcessed}, GiveUpFailJob},
-	{StageEnrich, []string{domain.TopicTranscriptRecognised}, GiveUpFailJob},
+	{StageEnrich, []string{domain.TopicTranscriptRecognized}, GiveUpFailJob},
 	{StageNotify, []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, GiveUpKeepJob},
 	{StageAnalyze, []string{domain.TopicTranscriptReady}, GiveUpFailAnalysis},
 	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus}, GiveUpNever},

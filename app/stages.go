@@ -129,7 +129,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	if !j.AwaitsRecognition() {
 		return nil
 	}
-	if !j.Recognising() {
+	if !j.Recognizing() {
 		if err := uc.jobs.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 			return j.StartConverting(uc.clock.Now())
 		}); err != nil {
@@ -139,22 +139,22 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 			return fmt.Errorf("transcribe: %w", err)
 		}
 	}
-	text, segs, err := uc.recognise(ctx, j)
+	text, segs, err := uc.recognize(ctx, j)
 	if err != nil && !domain.IsPermanent(err) {
 		return err
 	}
 	now := uc.clock.Now()
 	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err != nil {
-			return failUnlessMovedOn(j.Recognising(), err)
+			return failUnlessMovedOn(j.Recognizing(), err)
 		}
-		return j.Recognise(now, text, segs)
+		return j.Recognize(now, text, segs)
 	})
 }
 
-func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
 	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
-		return uc.recogniseStereoCall(ctx, j)
+		return uc.recognizeStereoCall(ctx, j)
 	}
 	var turns []domain.Turn
 	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
@@ -166,7 +166,7 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 			return "", nil, domain.Permanent(domain.ErrNoSpeech)
 		}
 	}
-	rec, err := uc.recogniseRecording(ctx, j)
+	rec, err := uc.recognizeRecording(ctx, j)
 	if err != nil {
 		return "", nil, err
 	}
@@ -217,10 +217,10 @@ func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.
 	return turns, nil
 }
 
-// recogniseRecording sends the recording to the engine: whole when it is
+// recognizeRecording sends the recording to the engine: whole when it is
 // within the engine's limits, else as pieces cut at silences, recognised
 // concurrently and stitched back with absolute times.
-func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
+func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
 	open := func() (io.ReadCloser, error) { return uc.blobs.Open(ctx, j.BlobKey) }
 	whole := func() (domain.Recognition, error) {
 		rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: open})
@@ -297,7 +297,7 @@ func labelled(segs []domain.Segment) bool {
 	return len(seen) >= 1 && len(segs) > 0
 }
 
-func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
 	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
 	if err != nil {
 		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)

@@ -126,12 +126,12 @@ func (j *Job) AwaitsMeasurement() bool { return j.Status == StatusProcessing && 
 // transcribe's work): processing, or converting when a worker died
 // mid-recognition.
 func (j *Job) AwaitsRecognition() bool {
-	return (j.Status == StatusProcessing && j.Audio != nil) || j.Recognising()
+	return (j.Status == StatusProcessing && j.Audio != nil) || j.Recognizing()
 }
 
-// Recognising reports a job whose speech recognition began and has not
+// Recognizing reports a job whose speech recognition began and has not
 // finished: converting with no transcript.
-func (j *Job) Recognising() bool { return j.Status == StatusConverting && j.Transcription == "" }
+func (j *Job) Recognizing() bool { return j.Status == StatusConverting && j.Transcription == "" }
 
 // AwaitsEnrichment reports a recognised job waiting for its title and
 // summary (stage enrich's work).
@@ -175,7 +175,7 @@ func (j *Job) Measure(now time.Time, info AudioInfo, acct *Account, maxDuration 
 // with no events, so the redelivered message resumes the work.
 func (j *Job) StartConverting(now time.Time) ([]Event, error) {
 	switch {
-	case j.Recognising():
+	case j.Recognizing():
 		return nil, nil
 	case j.AwaitsRecognition():
 		return j.move(now, StatusConverting), nil
@@ -183,17 +183,17 @@ func (j *Job) StartConverting(now time.Time) ([]Event, error) {
 	return nil, fmt.Errorf("start converting in %s: %w", j.Status, ErrInvalidTransition)
 }
 
-// Recognise stores the recognised transcript; the job stays converting until
+// Recognize stores the recognised transcript; the job stays converting until
 // it is enriched with a title and a summary.
-func (j *Job) Recognise(now time.Time, transcription string, segments []Segment) ([]Event, error) {
-	if !j.Recognising() {
-		return nil, fmt.Errorf("recognise in %s: %w", j.Status, ErrInvalidTransition)
+func (j *Job) Recognize(now time.Time, transcription string, segments []Segment) ([]Event, error) {
+	if !j.Recognizing() {
+		return nil, fmt.Errorf("recognize in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	if transcription == "" {
 		return nil, Permanent(ErrNoSpeech)
 	}
 	j.Transcription, j.Segments, j.UpdatedAt = transcription, segments, now
-	return []Event{newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
+	return []Event{newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
 }
 
 // Complete adds the title, summary and language: converting → transcribed.
@@ -233,7 +233,7 @@ func (j *Job) Redrive(now time.Time) ([]Event, error) {
 	case j.AwaitsRecognition():
 		ev = newEvent(TopicAudioProcessed, j, now, AudioProcessedData{Audio: *j.Audio, Type: j.Type})
 	case j.AwaitsEnrichment():
-		ev = newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: j.Transcription, Segments: j.Segments, Type: j.Type})
+		ev = newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: j.Transcription, Segments: j.Segments, Type: j.Type})
 	default:
 		return nil, fmt.Errorf("redrive in %s: %w", j.Status, ErrInvalidTransition)
 	}

@@ -19,7 +19,7 @@ func TestJobSubStates(t *testing.T) {
 		{"failed", Job{Status: StatusFailed}, false, false, false, false},
 	} {
 		j := c.job
-		got := [4]bool{j.AwaitsMeasurement(), j.AwaitsRecognition(), j.Recognising(), j.AwaitsEnrichment()}
+		got := [4]bool{j.AwaitsMeasurement(), j.AwaitsRecognition(), j.Recognizing(), j.AwaitsEnrichment()}
 		if want := [4]bool{c.measurement, c.recognition, c.recognising, c.enrich}; got != want {
 			t.Errorf("%s: measurement, recognition, recognising, enrichment = %v, want %v", c.name, got, want)
 		}

@@ -82,6 +82,8 @@ type ChecklistStore interface {
 
 // Stores is every store port: one store adapter (SQLite, Postgres) provides
 // them all on one database, so a use case's writes share its transactions.
+// It is for the wiring and the contract suite; a use case takes only the
+// ports it calls.
 type Stores interface {
 	JobStore
 	AccountStore

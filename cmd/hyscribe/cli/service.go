@@ -87,7 +87,7 @@ type Service struct {
 	web      *fiber.App
 	health   *http.Server // a worker's /healthz and /metrics
 	healthAt string
-	notify   *app.NotifyReceiver
+	notify   *app.DeliverEvents
 	webhooks *webhook.Sender // one per process: every delivery to a receiver shares its circuit breaker
 	sink     *clickhouse.Store
 	reports  *clickhouse.Store // the web application's analytics
@@ -282,7 +282,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL}, web.Deps{
 		People:     people,
 		Provision:  app.NewProvision(s.store, s.store, clock),
-		Recordings: app.NewRecordings(s.store, blobs, s.webhooks, analysis.New(), reports, clock),
+		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
 		Logger:     s.log,
 	}), nil
 }

@@ -187,7 +187,7 @@ func (s *Service) enrichStage(env stageEnv) (*stageRun, error) {
 }
 
 func (s *Service) notifyStage(env stageEnv) (*stageRun, error) {
-	s.notify = app.NewNotifyReceiver(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
+	s.notify = app.NewDeliverEvents(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
 	if _, err := s.notify.ResumePending(env.ctx, time.Minute); err != nil {
 		env.log.Warn("resume pending deliveries", "err", err)
 	}
