@@ -158,7 +158,7 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 	return out, nil
 }
 
-const outboxInsert = `INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
+var outboxInsert = sqlstore.Postgres.Insert("outbox", sqlstore.OutboxCols)
 
 // queueEvents appends events to the outbox in order, in the batch, and
 // notifies listening relays. The
@@ -168,9 +168,9 @@ func queueEvents(b *pgx.Batch, events []domain.Event) {
 	if len(events) == 0 {
 		return
 	}
-	now := toMs(time.Now())
+	now := time.Now()
 	for _, e := range events {
-		b.Queue(outboxInsert, e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now)
+		b.Queue(outboxInsert, sqlstore.OutboxRow(e, now)...)
 	}
 	// Delivered at commit to the listeners of every process (see listen).
 	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)

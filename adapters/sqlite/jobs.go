@@ -142,6 +142,8 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 // insertEvents appends events to the outbox in order, inside tx. The
 // payload is the envelope a relay publishes; its topic is kept beside it
 // because the envelope does not carry it.
+var outboxInsert = sqlstore.SQLite.Insert("outbox", sqlstore.OutboxCols)
+
 func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -149,11 +151,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error 
 	if err := domain.ValidateEvents(events); err != nil {
 		return err
 	}
-	now := toMs(time.Now())
+	now := time.Now()
 	for _, e := range events {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
-			e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now); err != nil {
+		if _, err := tx.ExecContext(ctx, outboxInsert, sqlstore.OutboxRow(e, now)...); err != nil {
 			return translate(err)
 		}
 	}

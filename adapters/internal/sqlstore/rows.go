@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
@@ -302,4 +303,14 @@ func (r *APIKeyScan) Key() domain.APIKey {
 	k := r.k
 	k.CreatedAt, k.LastUsedAt, k.RevokedAt = FromMs(r.created), FromNullMs(r.lastUsed), FromNullMs(r.revoked)
 	return k
+}
+
+// The outbox.
+
+// OutboxCols are the columns an event is written to the outbox with.
+var OutboxCols = []string{"event_id", "topic", "doc_id", "payload", "created_at"}
+
+// OutboxRow lists e's values in OutboxCols order, written at now.
+func OutboxRow(e domain.Event, now time.Time) []any {
+	return []any{e.ID, e.Topic, string(e.DocID), string(e.Marshal()), ToMs(now)}
 }
