@@ -230,10 +230,9 @@ func unreachable(err error) bool {
 
 // Times, placeholders and updates as both stores write them (sqlstore).
 var (
-	toMs       = sqlstore.ToMs
-	fromMs     = sqlstore.FromMs
-	toNullMs   = sqlstore.ToNullMs
-	fromNullMs = sqlstore.FromNullMs
+	toMs     = sqlstore.ToMs
+	fromMs   = sqlstore.FromMs
+	toNullMs = sqlstore.ToNullMs
 	// placeholders returns "$from, $from+1, …" for n values.
 	placeholders = sqlstore.Postgres.Params
 	// updateSet returns "b = $1, c = $2" for every column but the first

@@ -235,14 +235,6 @@ func toNullMs(t *time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
 }
 
-func fromNullMs(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMs(v.Int64)
-	return &t
-}
-
 type scanner interface{ Scan(dest ...any) error }
 
 // placeholders returns "?, ?, ?" for n values.
