@@ -127,7 +127,7 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 	defer rows.Close()
 	var out []domain.Job
 	for rows.Next() {
-		j, err := toDomainJob(rows)
+		j, err := sqlstore.ScanStaleJob(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite.StaleJobs: %w", err)
 		}

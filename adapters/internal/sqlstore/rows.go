@@ -68,10 +68,17 @@ func (r *JobScan) Dest() []any {
 		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion}
 }
 
-// Job decodes the scanned row.
-func (r *JobScan) Job() (domain.Job, error) {
+// Head is the scanned job without what needs decoding (metadata, audio,
+// segments): its IDs, status, times and text.
+func (r *JobScan) Head() domain.Job {
 	j := r.j
 	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = FromMs(r.created), FromMs(r.updated), FromMs(r.expires)
+	return j
+}
+
+// Job decodes the scanned row.
+func (r *JobScan) Job() (domain.Job, error) {
+	j := r.Head()
 	if r.meta != nil {
 		j.Metadata = json.RawMessage(*r.meta)
 	}
@@ -96,6 +103,21 @@ func ScanJob(sc Scanner) (domain.Job, error) {
 		return domain.Job{}, err
 	}
 	return r.Job()
+}
+
+// ScanStaleJob reads one row of the sweeper's list (JobCols). A row whose
+// JSON cannot be decoded is listed all the same, as its Head: the sweeper
+// then fails to update that job, logs it and goes on, where an error here
+// would stop every sweep at that row (the list is oldest first).
+func ScanStaleJob(sc Scanner) (domain.Job, error) {
+	var r JobScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.Job{}, err
+	}
+	if j, err := r.Job(); err == nil {
+		return j, nil
+	}
+	return r.Head(), nil
 }
 
 // Accounts.
