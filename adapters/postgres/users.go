@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -60,15 +59,9 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 
 // FindUser returns the user with the one ID, email or invitation hash set in by.
 func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	col, val, err := webquery.UserColumn(by)
+	query, col, val, err := sqlstore.Postgres.FindUserQuery(by)
 	if err != nil {
 		return domain.User{}, fmt.Errorf("postgres.FindUser: %w", err)
-	}
-	query := userSelect + " WHERE " + col + " = $1"
-	if col == "invite_hash" {
-		// Restates what UserColumn ensures (the value is not ''), so that
-		// the partial index users_invite applies.
-		query += " AND invite_hash <> ''"
 	}
 	u, err := toDomainUser(s.pool.QueryRow(ctx, query, val))
 	if err != nil {

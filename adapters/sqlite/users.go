@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -66,15 +65,9 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 
 // FindUser returns the user with the one ID, email or invitation hash set in by.
 func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	col, val, err := webquery.UserColumn(by)
+	query, col, val, err := sqlstore.SQLite.FindUserQuery(by)
 	if err != nil {
 		return domain.User{}, fmt.Errorf("sqlite.FindUser: %w", err)
-	}
-	query := userSelect + " WHERE " + col + " = ?"
-	if col == "invite_hash" {
-		// Restates what UserColumn ensures (the value is not ''), so that
-		// the partial index users_invite applies.
-		query += " AND invite_hash <> ''"
 	}
 	u, err := toDomainUser(s.db.QueryRowContext(ctx, query, val))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // Jobs.
@@ -335,4 +336,20 @@ var OutboxCols = []string{"event_id", "topic", "doc_id", "payload", "created_at"
 // OutboxRow lists e's values in OutboxCols order, written at now.
 func OutboxRow(e domain.Event, now time.Time) []any {
 	return []any{e.ID, e.Topic, string(e.DocID), string(e.Marshal()), ToMs(now)}
+}
+
+// FindUserQuery is the query that finds the user whose one key by sets,
+// with the column it looks in and the value.
+func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, err error) {
+	column, value, err = webquery.UserColumn(by)
+	if err != nil {
+		return "", "", "", err
+	}
+	query = Select("users", UserCols) + " WHERE " + column + " = " + d.Param(1)
+	if column == "invite_hash" {
+		// Restates what UserColumn ensures (the value is not ''), so that
+		// the partial index users_invite applies.
+		query += " AND invite_hash <> ''"
+	}
+	return query, column, value, nil
 }
