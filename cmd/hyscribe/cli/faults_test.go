@@ -123,7 +123,7 @@ func TestPostgresOutageAnswers503AndRecovers(t *testing.T) {
 		a := poll(t, api, key, done)
 		return a.body["status"] == "transcribed", a.raw
 	})
-	engine.Delay(time.Second) // the next job is inside the engine at the cut
+	engine.Delay(3 * time.Second) // the next job is inside the engine at the cut, with room for a loaded machine
 	inFlight := createAndUpload(t, api, key, "single_voice", mono)
 	waitFor(t, "the second job inside the speech engine", 30*time.Second, func() (bool, string) {
 		return engine.InFlight() > 0, "no request in the engine"
