@@ -38,9 +38,8 @@ build:
 deps:
 	bash .ci/deps.sh
 
-## test: every test, with the race detector, after installing what they need
-test: deps
-	$(GO) vet $(PKGS)
+## test: lint, then every test, with the race detector, after installing what they need
+test: deps lint
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## test-short: the tests that need no outside server or tool
@@ -68,9 +67,16 @@ bench: deps
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 	bash bench/run.sh
 
-## lint: vet, gofmt and the dependency rule (domain and ports import no adapter or framework)
-lint:
+## lint: vet, staticcheck, gofmt and the dependency rule (domain and ports import no adapter or framework)
+# staticcheck is installed from the Go module proxy into a cache outside the tree when missing.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/staticcheck
+$(STATICCHECK):
+	GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint: $(STATICCHECK)
 	$(GO) vet $(PKGS)
+	$(STATICCHECK) $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) test -count=1 -run TestDependencyRule ./domain/
 

@@ -43,9 +43,6 @@ func NewAnalyzeTranscript(jobs ports.JobStore, checklists ports.ChecklistStore, 
 // A transient analyser failure is returned for a retry; a permanent one is
 // recorded as a failed analysis.
 func (uc *AnalyzeTranscript) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicTranscriptReady {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "analyze")

@@ -124,7 +124,7 @@ func TestMonoPhoneCallWithoutSpeechNeverReachesTheEngine(t *testing.T) {
 	}
 }
 
-func TestLongRecordingIsRecognisedInPiecesAndStitched(t *testing.T) {
+func TestLongRecordingIsRecognizedInPiecesAndStitched(t *testing.T) {
 	w := newWorld(t)
 	pieces := []ports.Chunk{{Start: -0.05, From: -0.05, End: 600}, {Start: 599.96, From: 600, End: 1200}, {Start: 1199.96, From: 1200, End: 1500}}
 	w.useTranscriber(splitter{}, app.WithChunking(chunker{pieces: pieces}, ports.ChunkLimits{MaxSeconds: 600}, 2))

@@ -220,7 +220,7 @@ type world struct {
 	process  *app.ProcessAudio
 	tr       *app.TranscribeAudio
 	enrich   *app.EnrichTranscript
-	notify   *app.NotifyReceiver
+	notify   *app.DeliverEvents
 	analyzer *analyzer
 	analyze  *app.AnalyzeTranscript
 	fail     *app.FailJob
@@ -244,20 +244,35 @@ func newWorld(t *testing.T) *world {
 	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0)
 	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir())
 	w.enrich = app.NewEnrichTranscript(s, summarizer{}, nil, w.clock, nil)
-	w.notify = app.NewNotifyReceiver(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
+	w.notify = app.NewDeliverEvents(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
 	w.analyzer = &analyzer{}
 	w.analyze = app.NewAnalyzeTranscript(s, s, s, w.analyzer, nil, w.clock, nil)
 	w.fail = app.NewFailJob(s, w.clock)
 	w.sweeper = app.NewSweeper(s, w.clock, nil)
-	w.handlers = map[string][]func(context.Context, domain.Event) error{
-		domain.TopicAudioUploaded:        {w.process.Handle},
-		domain.TopicAudioProcessed:       {w.tr.Handle},
-		domain.TopicTranscriptRecognised: {w.enrich.Handle},
-		domain.TopicTranscriptReady:      {w.notify.Handle, w.analyze.Handle},
-		domain.TopicJobStatus:            {w.notify.Handle},
-		domain.TopicAnalysisReady:        {w.notify.Handle},
-	}
+	w.routeByPipeline(map[string]func(context.Context, domain.Event) error{
+		app.StageProcess:    w.process.Handle,
+		app.StageTranscribe: w.tr.Handle,
+		app.StageEnrich:     w.enrich.Handle,
+		app.StageNotify:     w.notify.Handle,
+		app.StageAnalyze:    w.analyze.Handle,
+	})
 	return w
+}
+
+// routeByPipeline gives each topic the handlers of the stages app.Pipeline
+// says read it, in pipeline order, as the stage consumers do. Stages without
+// a handler here (uploads from S3, the ClickHouse sink) are left out.
+func (w *world) routeByPipeline(byStage map[string]func(context.Context, domain.Event) error) {
+	w.handlers = map[string][]func(context.Context, domain.Event) error{}
+	for _, st := range app.Pipeline {
+		h := byStage[st.Name]
+		if h == nil {
+			continue
+		}
+		for _, topic := range st.Topics {
+			w.handlers[topic] = append(w.handlers[topic], h)
+		}
+	}
 }
 
 func (w *world) account(plan domain.Plan, seconds float64) app.Principal {

@@ -12,12 +12,12 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// NotifyReceiver is stage notify: it turns pipeline events into customer
+// DeliverEvents is stage notify: it turns pipeline events into customer
 // events (transcript_ready; transcript_failed when the account asked for it)
 // and delivers them to the account's receiver. Delivery is asynchronous so a
 // slow receiver never holds up the stage; each event is delivered at most
 // once (no automatic retry, spec §6) and every attempt is recorded.
-type NotifyReceiver struct {
+type DeliverEvents struct {
 	jobs       ports.JobStore
 	accounts   ports.AccountStore
 	deliveries ports.DeliveryStore
@@ -30,8 +30,8 @@ type NotifyReceiver struct {
 	wg    sync.WaitGroup
 }
 
-// NewNotifyReceiver builds the stage; maxInFlight bounds concurrent deliveries.
-func NewNotifyReceiver(jobs ports.JobStore, accounts ports.AccountStore, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *NotifyReceiver {
+// NewDeliverEvents builds the stage; maxInFlight bounds concurrent deliveries.
+func NewDeliverEvents(jobs ports.JobStore, accounts ports.AccountStore, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *DeliverEvents {
 	need("jobs", jobs)
 	need("accounts", accounts)
 	need("deliveries", deliveries)
@@ -43,14 +43,14 @@ func NewNotifyReceiver(jobs ports.JobStore, accounts ports.AccountStore, deliver
 	if log == nil {
 		log = slog.Default()
 	}
-	return &NotifyReceiver{jobs: jobs, accounts: accounts, deliveries: deliveries, sender: sender, clock: clock,
+	return &DeliverEvents{jobs: jobs, accounts: accounts, deliveries: deliveries, sender: sender, clock: clock,
 		publicURL: publicURL, log: log, slots: make(chan struct{}, maxInFlight)}
 }
 
 // Handle reacts to hyscribe.transcript.ready.v1, to failures on
 // hyscribe.job.status.v1 and to hyscribe.analysis.ready.v1. A repeated event
 // is recognised by its ID and delivers nothing.
-func (uc *NotifyReceiver) Handle(ctx context.Context, ev domain.Event) error {
+func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 	var failed bool
 	switch ev.Topic {
 	case domain.TopicAnalysisReady:
@@ -113,7 +113,7 @@ func (uc *NotifyReceiver) Handle(ctx context.Context, ev domain.Event) error {
 // analysis receiver (analysisWebhookURL, else webhookURL). A failed analysis
 // is not announced: §6.2 is sent "when the checklist analysis is complete",
 // and the failure is visible in the web application.
-func (uc *NotifyReceiver) handleAnalysis(ctx context.Context, ev domain.Event) error {
+func (uc *DeliverEvents) handleAnalysis(ctx context.Context, ev domain.Event) error {
 	var data domain.AnalysisReadyData
 	if err := ev.DecodeData(&data); err != nil {
 		return domain.Permanent(err)
@@ -149,7 +149,7 @@ func (uc *NotifyReceiver) handleAnalysis(ctx context.Context, ev domain.Event) e
 
 // dispatch sends d in the background, waiting for a free slot first so the
 // number of deliveries in flight stays bounded.
-func (uc *NotifyReceiver) dispatch(d domain.Delivery, secret string) {
+func (uc *DeliverEvents) dispatch(d domain.Delivery, secret string) {
 	uc.slots <- struct{}{}
 	uc.wg.Add(1)
 	go func() {
@@ -158,7 +158,7 @@ func (uc *NotifyReceiver) dispatch(d domain.Delivery, secret string) {
 	}()
 }
 
-func (uc *NotifyReceiver) deliver(ctx context.Context, d domain.Delivery, secret string) {
+func (uc *DeliverEvents) deliver(ctx context.Context, d domain.Delivery, secret string) {
 	d = send(ctx, uc.sender, d, secret, uc.clock.Now())
 	if err := uc.deliveries.FinishDelivery(ctx, d); err != nil {
 		uc.log.Error("record webhook delivery", "docId", d.DocID, "err", err)
@@ -168,7 +168,7 @@ func (uc *NotifyReceiver) deliver(ctx context.Context, d domain.Delivery, secret
 
 // ResumePending delivers events whose delivery was begun but never attempted
 // (the process stopped in between) and returns how many it started.
-func (uc *NotifyReceiver) ResumePending(ctx context.Context, olderThan time.Duration) (int, error) {
+func (uc *DeliverEvents) ResumePending(ctx context.Context, olderThan time.Duration) (int, error) {
 	ds, err := uc.deliveries.PendingDeliveries(ctx, uc.clock.Now().Add(-olderThan), 500)
 	if err != nil {
 		return 0, fmt.Errorf("resume deliveries: %w", err)
@@ -184,7 +184,7 @@ func (uc *NotifyReceiver) ResumePending(ctx context.Context, olderThan time.Dura
 }
 
 // Wait blocks until every delivery in flight has finished.
-func (uc *NotifyReceiver) Wait() { uc.wg.Wait() }
+func (uc *DeliverEvents) Wait() { uc.wg.Wait() }
 
 // send POSTs a delivery's event to its receiver and returns the delivery
 // with the attempt's outcome, for the delivery log.

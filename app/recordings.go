@@ -16,22 +16,34 @@ import (
 // previews and analytics. Every method takes the visitor's account, and a
 // job of another account is domain.ErrNotFound, exactly like a missing one.
 type Recordings struct {
-	stores    ports.Stores
-	blobs     ports.BlobStore
-	sender    ports.WebhookSender
-	analyzer  ports.ChecklistAnalyzer
-	analytics ports.ChecklistAnalytics // nil: reports come from the store
-	clock     ports.Clock
+	jobs       ports.JobStore
+	lister     ports.JobLister
+	analyses   ports.AnalysisStore
+	deliveries ports.DeliveryStore
+	accounts   ports.AccountStore
+	checklists ports.ChecklistStore
+	blobs      ports.BlobStore
+	sender     ports.WebhookSender
+	analyzer   ports.ChecklistAnalyzer
+	analytics  ports.ChecklistAnalytics // nil: reports come from the store
+	clock      ports.Clock
 }
 
 // NewRecordings builds the use cases; analytics may be nil.
-func NewRecordings(stores ports.Stores, blobs ports.BlobStore, sender ports.WebhookSender, analyzer ports.ChecklistAnalyzer, analytics ports.ChecklistAnalytics, clock ports.Clock) *Recordings {
-	need("stores", stores)
+func NewRecordings(jobs ports.JobStore, lister ports.JobLister, analyses ports.AnalysisStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore,
+	blobs ports.BlobStore, sender ports.WebhookSender, analyzer ports.ChecklistAnalyzer, analytics ports.ChecklistAnalytics, clock ports.Clock) *Recordings {
+	need("jobs", jobs)
+	need("lister", lister)
+	need("analyses", analyses)
+	need("deliveries", deliveries)
+	need("accounts", accounts)
+	need("checklists", checklists)
 	need("blobs", blobs)
 	need("sender", sender)
 	need("analyzer", analyzer)
 	need("clock", clock)
-	return &Recordings{stores: stores, blobs: blobs, sender: sender, analyzer: analyzer, analytics: analytics, clock: clock}
+	return &Recordings{jobs: jobs, lister: lister, analyses: analyses, deliveries: deliveries, accounts: accounts, checklists: checklists,
+		blobs: blobs, sender: sender, analyzer: analyzer, analytics: analytics, clock: clock}
 }
 
 // HistoryPage is one page of the history.
@@ -48,7 +60,7 @@ func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q p
 		q.Limit = 25
 	}
 	q.Offset = max(q.Offset, 0)
-	jobs, total, err := uc.stores.ListJobs(ctx, q)
+	jobs, total, err := uc.lister.ListJobs(ctx, q)
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history: %w", err)
 	}
@@ -58,7 +70,7 @@ func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q p
 			docs = append(docs, j.ID)
 		}
 	}
-	an, err := uc.stores.AnalysesByDocs(ctx, account, docs)
+	an, err := uc.lister.AnalysesByDocs(ctx, account, docs)
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history analyses: %w", err)
 	}
@@ -79,12 +91,12 @@ func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc dom
 		return Recording{}, err
 	}
 	r := Recording{Job: j}
-	if a, err := uc.stores.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
+	if a, err := uc.analyses.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
 		r.Analysis = &a
 	} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return Recording{}, fmt.Errorf("recording analysis: %w", err)
 	}
-	if r.Deliveries, err = uc.stores.Deliveries(ctx, doc); err != nil {
+	if r.Deliveries, err = uc.deliveries.Deliveries(ctx, doc); err != nil {
 		return Recording{}, fmt.Errorf("recording deliveries: %w", err)
 	}
 	return r, nil
@@ -112,7 +124,7 @@ func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc dom
 	if doc == "" || len(doc) > 128 {
 		return domain.Job{}, domain.ErrNotFound
 	}
-	j, err := uc.stores.GetJob(ctx, doc)
+	j, err := uc.jobs.GetJob(ctx, doc)
 	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != account) {
 		return domain.Job{}, domain.ErrNotFound
 	}
@@ -147,7 +159,7 @@ func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, doc 
 	if _, err := uc.job(ctx, account, doc); err != nil {
 		return domain.Delivery{}, err
 	}
-	ds, err := uc.stores.Deliveries(ctx, doc)
+	ds, err := uc.deliveries.Deliveries(ctx, doc)
 	if err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
@@ -160,17 +172,17 @@ func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, doc 
 	if orig == nil {
 		return domain.Delivery{}, fmt.Errorf("no such delivery: %w", domain.ErrNotFound)
 	}
-	acct, err := uc.stores.GetAccount(ctx, account)
+	acct, err := uc.accounts.GetAccount(ctx, account)
 	if err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
 	now := uc.clock.Now()
 	d := orig.Resend(NewID(), now)
-	if _, err := uc.stores.BeginDelivery(ctx, d); err != nil {
+	if _, err := uc.deliveries.BeginDelivery(ctx, d); err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
 	d = send(ctx, uc.sender, d, acct.WebhookSecret, now)
-	if err := uc.stores.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
+	if err := uc.deliveries.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
 		return d, fmt.Errorf("resend: record: %w", err)
 	}
 	return d, nil
@@ -205,14 +217,14 @@ func (uc *Recordings) Report(ctx context.Context, account domain.AccountID, chec
 	if err := domain.ValidateReportPeriod(from, to); err != nil {
 		return domain.ChecklistReport{}, false, err
 	}
-	if _, err := uc.stores.GetChecklist(ctx, account, checklistID); err != nil {
+	if _, err := uc.checklists.GetChecklist(ctx, account, checklistID); err != nil {
 		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
 	}
 	if uc.analytics != nil {
 		rep, err := uc.analytics.ChecklistReport(ctx, account, checklistID, from, to)
 		return rep, true, err
 	}
-	as, err := uc.stores.ListAnalyses(ctx, account, checklistID, from, to)
+	as, err := uc.analyses.ListAnalyses(ctx, account, checklistID, from, to)
 	if err != nil {
 		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
 	}
@@ -221,7 +233,7 @@ func (uc *Recordings) Report(ctx context.Context, account domain.AccountID, chec
 		if w, ok := weights[v]; ok {
 			return w
 		}
-		c, err := uc.stores.GetChecklistVersion(ctx, account, checklistID, v)
+		c, err := uc.checklists.GetChecklistVersion(ctx, account, checklistID, v)
 		if err != nil {
 			weights[v] = nil
 			return nil

@@ -39,14 +39,11 @@ func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.Aud
 
 // Handle processes one hyscribe.audio.uploaded.v1 event. Repeats are no-ops.
 func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicAudioUploaded {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "process")
 	}
-	if j.Status != domain.StatusProcessing || j.Audio != nil {
+	if !j.AwaitsMeasurement() {
 		return nil
 	}
 	info, err := uc.measure(ctx, j.BlobKey)
@@ -56,10 +53,7 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 	now := uc.clock.Now()
 	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
 		if err != nil {
-			if j.Status != domain.StatusProcessing || j.Audio != nil {
-				return nil, domain.ErrInvalidTransition
-			}
-			return nil, err
+			return failUnlessMovedOn(j.AwaitsMeasurement(), err)
 		}
 		return j.Measure(now, info, a, uc.maxDuration)
 	})
@@ -68,7 +62,7 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {
 	r, err := uc.blobs.Open(ctx, key)
 	if errors.Is(err, domain.ErrNotFound) {
-		return domain.AudioInfo{}, domain.Permanent(errors.New("the uploaded audio is missing from storage"))
+		return domain.AudioInfo{}, domain.ErrAudioMissing
 	}
 	if err != nil {
 		return domain.AudioInfo{}, fmt.Errorf("process: open audio: %w", err)
@@ -128,18 +122,14 @@ func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter por
 // job already converting (its worker died) is recognised again; any other
 // state means the event is a repeat.
 func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicAudioProcessed {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "transcribe")
 	}
-	resumable := (j.Status == domain.StatusProcessing && j.Audio != nil) || (j.Status == domain.StatusConverting && j.Transcription == "")
-	if !resumable {
+	if !j.AwaitsRecognition() {
 		return nil
 	}
-	if j.Status == domain.StatusProcessing {
+	if !j.Recognizing() {
 		if err := uc.jobs.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 			return j.StartConverting(uc.clock.Now())
 		}); err != nil {
@@ -149,25 +139,22 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 			return fmt.Errorf("transcribe: %w", err)
 		}
 	}
-	text, segs, err := uc.recognise(ctx, j)
+	text, segs, err := uc.recognize(ctx, j)
 	if err != nil && !domain.IsPermanent(err) {
 		return err
 	}
 	now := uc.clock.Now()
 	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err != nil {
-			if j.Status != domain.StatusConverting || j.Transcription != "" {
-				return nil, domain.ErrInvalidTransition
-			}
-			return nil, err
+			return failUnlessMovedOn(j.Recognizing(), err)
 		}
-		return j.Recognise(now, text, segs)
+		return j.Recognize(now, text, segs)
 	})
 }
 
-func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
 	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
-		return uc.recogniseStereoCall(ctx, j)
+		return uc.recognizeStereoCall(ctx, j)
 	}
 	var turns []domain.Turn
 	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
@@ -179,7 +166,7 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 			return "", nil, domain.Permanent(domain.ErrNoSpeech)
 		}
 	}
-	rec, err := uc.recogniseRecording(ctx, j)
+	rec, err := uc.recognizeRecording(ctx, j)
 	if err != nil {
 		return "", nil, err
 	}
@@ -198,7 +185,7 @@ func (uc *TranscribeAudio) recognise(ctx context.Context, j domain.Job) (string,
 	case uc.diarizer != nil:
 		segs = domain.AssignSpeakers(segs, rec.Words, turns)
 	default:
-		return "", nil, domain.Permanent(errors.New("phone_call transcription of a mono recording is not available: no diarizer is configured and the speech engine does not label speakers; upload a stereo recording with one speaker per channel, or use type single_voice"))
+		return "", nil, domain.ErrMonoCall
 	}
 	segs = domain.NumberSpeakers(segs)
 	return domain.FormatPhoneCall(segs), segs, nil
@@ -221,7 +208,7 @@ func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.
 		return nil, err
 	}
 	if len(paths) != 1 {
-		return nil, domain.Permanent(fmt.Errorf("expected a mono recording, found %d channels", len(paths)))
+		return nil, domain.WrongChannels("mono", len(paths))
 	}
 	turns, err := uc.diarizer.Diarize(ctx, paths[0])
 	if err != nil {
@@ -230,15 +217,15 @@ func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.
 	return turns, nil
 }
 
-// recogniseRecording sends the recording to the engine: whole when it is
+// recognizeRecording sends the recording to the engine: whole when it is
 // within the engine's limits, else as pieces cut at silences, recognised
 // concurrently and stitched back with absolute times.
-func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
+func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
 	open := func() (io.ReadCloser, error) { return uc.blobs.Open(ctx, j.BlobKey) }
 	whole := func() (domain.Recognition, error) {
 		rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: open})
 		if err != nil {
-			return domain.Recognition{}, speechError(err)
+			return domain.Recognition{}, domain.SpeechFailed(err)
 		}
 		return rec, nil
 	}
@@ -287,7 +274,7 @@ func (uc *TranscribeAudio) recogniseRecording(ctx context.Context, j domain.Job)
 	// The first error that is not the cancellation it caused.
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return domain.Recognition{}, speechError(err)
+			return domain.Recognition{}, domain.SpeechFailed(err)
 		}
 	}
 	for _, err := range errs {
@@ -310,7 +297,7 @@ func labelled(segs []domain.Segment) bool {
 	return len(seen) >= 1 && len(segs) > 0
 }
 
-func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
 	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
 	if err != nil {
 		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)
@@ -326,7 +313,7 @@ func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job
 		return "", nil, err
 	}
 	if len(paths) != 2 {
-		return "", nil, domain.Permanent(fmt.Errorf("expected a stereo recording, found %d channel(s)", len(paths)))
+		return "", nil, domain.WrongChannels("stereo", len(paths))
 	}
 	var (
 		wg   sync.WaitGroup
@@ -343,7 +330,7 @@ func (uc *TranscribeAudio) recogniseStereoCall(ctx context.Context, j domain.Job
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return "", nil, speechError(err)
+			return "", nil, domain.SpeechFailed(err)
 		}
 	}
 	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
@@ -355,13 +342,6 @@ func channelSegments(r domain.Recognition) []domain.Segment {
 		return []domain.Segment{{Start: 0, End: r.Duration, Text: strings.TrimSpace(r.Text)}}
 	}
 	return r.Segments
-}
-
-func speechError(err error) error {
-	if domain.IsPermanent(err) {
-		return err
-	}
-	return fmt.Errorf("speech recognition failed: %w", err)
 }
 
 // EnrichTranscript is stage enrich: title, summary and language; converting → transcribed.
@@ -386,14 +366,11 @@ func NewEnrichTranscript(jobs ports.JobStore, summarizer, fallback ports.Summari
 
 // Handle enriches one hyscribe.transcript.recognised.v1 event. Repeats are no-ops.
 func (uc *EnrichTranscript) Handle(ctx context.Context, ev domain.Event) error {
-	if ev.Topic != domain.TopicTranscriptRecognised {
-		return nil
-	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "enrich")
 	}
-	if j.Status != domain.StatusConverting || j.Transcription == "" {
+	if !j.AwaitsEnrichment() {
 		return nil
 	}
 	title, resolution, err := uc.summarizer.Summarize(ctx, j.Transcription)
@@ -440,7 +417,17 @@ func GiveUpReason(stage string, err error) string {
 	if domain.IsPermanent(err) || errors.Is(err, domain.ErrUnavailable) {
 		return err.Error()
 	}
-	return fmt.Sprintf("internal error in the %s stage; the recording could not be processed", stage)
+	return domain.InternalFailure(stage)
+}
+
+// failUnlessMovedOn is a stage's permanent failure inside the job's update:
+// err fails the job while it still awaits the stage's work (still); a job
+// another worker moved on meanwhile makes the failure a replay, ignored.
+func failUnlessMovedOn(still bool, err error) ([]domain.Event, error) {
+	if !still {
+		return nil, domain.ErrInvalidTransition
+	}
+	return nil, err
 }
 
 func ignoreMissing(err error, op string) error {

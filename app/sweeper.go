@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,17 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
-
-// UploadExpiredReason is the error of a job whose audio never arrived
-// within its upload window (spec: 1 hour).
-func UploadExpiredReason(j domain.Job) string {
-	window := j.UploadExpiresAt.Sub(j.CreatedAt)
-	human := domain.FormatSeconds(window.Seconds())
-	if window == time.Hour {
-		human = "1 hour"
-	}
-	return "upload window expired: no audio was uploaded within " + human + " of job creation"
-}
 
 // Sweeper ends jobs whose upload window closed and re-drives jobs stuck in a
 // non-terminal state (their message lost, their worker gone), failing them
@@ -32,6 +22,9 @@ type Sweeper struct {
 	StuckAfter  time.Duration // a job not updated for this long is stuck
 	MaxRedrives int
 	Interval    time.Duration
+	// JobFailed, when set, is told of each job the sweep could not handle
+	// (for the metrics); the sweep logs it and goes on with the others.
+	JobFailed func(id domain.DocID, err error)
 }
 
 // NewSweeper builds a sweeper with defaults: stuck after 15 minutes, three
@@ -50,9 +43,7 @@ func (s *Sweeper) Run(ctx context.Context) error {
 	t := time.NewTicker(s.Interval)
 	defer t.Stop()
 	for {
-		if _, err := s.SweepOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("sweeper", "err", err)
-		}
+		_, _ = s.SweepOnce(ctx) // it logs each job it skips
 		select {
 		case <-ctx.Done():
 			return nil
@@ -62,6 +53,9 @@ func (s *Sweeper) Run(ctx context.Context) error {
 }
 
 // SweepOnce handles one batch of stale jobs and returns how many it changed.
+// A job it cannot handle is logged, reported to JobFailed and skipped: the
+// list is oldest first, so stopping there would stall every job behind it.
+// The error then joins those of the skipped jobs.
 func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	stale, err := s.jobs.StaleJobs(ctx, now, now.Add(-s.StuckAfter), 200)
@@ -69,6 +63,7 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("sweep: %w", err)
 	}
 	changed := 0
+	var errs []error
 	for _, j := range stale {
 		err := transition(ctx, s.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
 			switch {
@@ -76,23 +71,26 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (int, error) {
 				if j.UploadOpen(now) {
 					return nil, domain.ErrInvalidTransition
 				}
-				return j.Fail(now, UploadExpiredReason(*j), a)
+				return j.Fail(now, domain.UploadExpired(j.UploadExpiresAt.Sub(j.CreatedAt)), a)
 			case j.Status.Terminal() || now.Sub(j.UpdatedAt) < s.StuckAfter:
 				return nil, domain.ErrInvalidTransition // moved on since it was listed
 			case j.Redrives >= s.MaxRedrives:
-				reason := fmt.Sprintf("processing stopped in the %s state and did not resume after %d attempts", j.Status, j.Redrives)
-				if j.Status == domain.StatusConverting {
-					// Jobs wait here while the engine's circuit is open.
-					reason += " (speech recognition did not complete: the speech engine was unavailable)"
-				}
-				return j.Fail(now, reason, a)
+				return j.Fail(now, domain.Stalled(j.Status, j.Redrives), a)
 			}
 			return j.Redrive(now)
 		})
 		if err != nil {
-			return changed, fmt.Errorf("sweep %s: %w", j.ID, err)
+			if ctx.Err() != nil {
+				return changed, ctx.Err()
+			}
+			s.log.Warn("sweeper skipped a job it could not handle", "docId", j.ID, "err", err)
+			if s.JobFailed != nil {
+				s.JobFailed(j.ID, err)
+			}
+			errs = append(errs, fmt.Errorf("sweep %s: %w", j.ID, err))
+			continue
 		}
 		changed++
 	}
-	return changed, nil
+	return changed, errors.Join(errs...)
 }

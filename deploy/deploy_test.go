@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -105,7 +105,7 @@ func checkCommand(t *testing.T, where string, args []string) {
 		return
 	}
 	for _, st := range strings.Split(args[i+1], ",") {
-		if !slices.Contains(cli.AllStages, st) {
+		if _, ok := app.StageNamed(st); !ok {
 			t.Errorf("%s: unknown stage %q", where, st)
 		}
 	}
@@ -157,7 +157,7 @@ func TestComposeMatchesTheOperatingContract(t *testing.T) {
 	if c := strs(dig(services, "api", "command")); len(c) == 0 || c[0] != "api" {
 		t.Errorf("compose api runs %v", c)
 	}
-	if c := strs(dig(services, "worker", "command")); !slices.Contains(c, cli.StageUploads+",process,transcribe,enrich,notify") {
+	if c := strs(dig(services, "worker", "command")); !slices.Contains(c, strings.Join([]string{app.StageUploads, app.StageProcess, app.StageTranscribe, app.StageEnrich, app.StageNotify}, ",")) {
 		t.Errorf("compose worker does not run every stage: %v", c)
 	}
 	if dig(services, "api", "depends_on", "migrate", "condition") != "service_completed_successfully" {

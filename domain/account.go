@@ -44,7 +44,7 @@ func (a *Account) SecondsRemaining() float64 { return float64(a.BalanceMs) / 100
 func (a *Account) Reserve(seconds float64) (int64, error) {
 	ms := int64(math.Ceil(seconds * 1000))
 	if ms > a.BalanceMs {
-		return 0, Permanent(fmt.Errorf("recording is %s, %s remain in the account", FormatSeconds(seconds), FormatSeconds(a.SecondsRemaining())))
+		return 0, OverBalance(seconds, a.SecondsRemaining())
 	}
 	a.BalanceMs -= ms
 	return ms, nil

@@ -12,7 +12,7 @@ import (
 const (
 	TopicAudioUploaded        = "hyscribe.audio.uploaded.v1"
 	TopicAudioProcessed       = "hyscribe.audio.processed.v1"
-	TopicTranscriptRecognised = "hyscribe.transcript.recognised.v1"
+	TopicTranscriptRecognized = "hyscribe.transcript.recognised.v1"
 	TopicTranscriptReady      = "hyscribe.transcript.ready.v1"
 	TopicAnalysisReady        = "hyscribe.analysis.ready.v1"
 	TopicJobStatus            = "hyscribe.job.status.v1"
@@ -20,7 +20,7 @@ const (
 
 // Topics lists every pipeline topic.
 var Topics = []string{
-	TopicAudioUploaded, TopicAudioProcessed, TopicTranscriptRecognised,
+	TopicAudioUploaded, TopicAudioProcessed, TopicTranscriptRecognized,
 	TopicTranscriptReady, TopicAnalysisReady, TopicJobStatus,
 }
 
@@ -124,8 +124,8 @@ type AudioProcessedData struct {
 	Type  JobType   `json:"type"`
 }
 
-// RecognisedData is the data of hyscribe.transcript.recognised.v1.
-type RecognisedData struct {
+// RecognizedData is the data of hyscribe.transcript.recognised.v1.
+type RecognizedData struct {
 	Type          JobType   `json:"type"`
 	Transcription string    `json:"transcription"`
 	Segments      []Segment `json:"segments"`

@@ -114,6 +114,29 @@ func (j *Job) UploadOpen(now time.Time) bool {
 	return j.Status == StatusUploading && now.Before(j.UploadExpiresAt)
 }
 
+// The job's sub-states: where a processing or converting job is in the
+// pipeline, which the status alone does not tell. Stages and the sweeper
+// ask these, never the fields.
+
+// AwaitsMeasurement reports a job uploaded and not yet measured (stage
+// process's work).
+func (j *Job) AwaitsMeasurement() bool { return j.Status == StatusProcessing && j.Audio == nil }
+
+// AwaitsRecognition reports a measured job with no transcript yet (stage
+// transcribe's work): processing, or converting when a worker died
+// mid-recognition.
+func (j *Job) AwaitsRecognition() bool {
+	return (j.Status == StatusProcessing && j.Audio != nil) || j.Recognizing()
+}
+
+// Recognizing reports a job whose speech recognition began and has not
+// finished: converting with no transcript.
+func (j *Job) Recognizing() bool { return j.Status == StatusConverting && j.Transcription == "" }
+
+// AwaitsEnrichment reports a recognised job waiting for its title and
+// summary (stage enrich's work).
+func (j *Job) AwaitsEnrichment() bool { return j.Status == StatusConverting && j.Transcription != "" }
+
 // ReceiveUpload records the uploaded audio: uploading → processing.
 func (j *Job) ReceiveUpload(now time.Time, blobKey string, size int64) ([]Event, error) {
 	if j.Status != StatusUploading {
@@ -130,14 +153,14 @@ func (j *Job) ReceiveUpload(now time.Time, blobKey string, size int64) ([]Event,
 // replayed measurement is refused. A balance too small for the recording is
 // returned as a permanent error: the caller fails the job with it.
 func (j *Job) Measure(now time.Time, info AudioInfo, acct *Account, maxDuration time.Duration) ([]Event, error) {
-	if j.Status != StatusProcessing || j.Audio != nil {
+	if !j.AwaitsMeasurement() {
 		return nil, fmt.Errorf("measure in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	if info.Duration <= 0 {
-		return nil, Permanent(fmt.Errorf("the audio is empty: no MP3 frames with sound were found"))
+		return nil, ErrSilentAudio
 	}
 	if maxDuration > 0 && info.Duration > maxDuration.Seconds() {
-		return nil, Permanent(fmt.Errorf("recording is %s, longer than the maximum of %s", FormatSeconds(info.Duration), FormatSeconds(maxDuration.Seconds())))
+		return nil, TooLong(info.Duration, maxDuration)
 	}
 	ms, err := acct.Reserve(info.Duration)
 	if err != nil {
@@ -152,30 +175,30 @@ func (j *Job) Measure(now time.Time, info AudioInfo, acct *Account, maxDuration 
 // with no events, so the redelivered message resumes the work.
 func (j *Job) StartConverting(now time.Time) ([]Event, error) {
 	switch {
-	case j.Status == StatusProcessing && j.Audio != nil:
-		return j.move(now, StatusConverting), nil
-	case j.Status == StatusConverting && j.Transcription == "":
+	case j.Recognizing():
 		return nil, nil
+	case j.AwaitsRecognition():
+		return j.move(now, StatusConverting), nil
 	}
 	return nil, fmt.Errorf("start converting in %s: %w", j.Status, ErrInvalidTransition)
 }
 
-// Recognise stores the recognised transcript; the job stays converting until
+// Recognize stores the recognised transcript; the job stays converting until
 // it is enriched with a title and a summary.
-func (j *Job) Recognise(now time.Time, transcription string, segments []Segment) ([]Event, error) {
-	if j.Status != StatusConverting || j.Transcription != "" {
-		return nil, fmt.Errorf("recognise in %s: %w", j.Status, ErrInvalidTransition)
+func (j *Job) Recognize(now time.Time, transcription string, segments []Segment) ([]Event, error) {
+	if !j.Recognizing() {
+		return nil, fmt.Errorf("recognize in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	if transcription == "" {
 		return nil, Permanent(ErrNoSpeech)
 	}
 	j.Transcription, j.Segments, j.UpdatedAt = transcription, segments, now
-	return []Event{newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
+	return []Event{newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
 }
 
 // Complete adds the title, summary and language: converting → transcribed.
 func (j *Job) Complete(now time.Time, title, resolution, language string) ([]Event, error) {
-	if j.Status != StatusConverting || j.Transcription == "" {
+	if !j.AwaitsEnrichment() {
 		return nil, fmt.Errorf("complete in %s: %w", j.Status, ErrInvalidTransition)
 	}
 	j.Title, j.Resolution, j.LanguageCode = title, resolution, language
@@ -205,12 +228,12 @@ func (j *Job) Fail(now time.Time, reason string, acct *Account) ([]Event, error)
 func (j *Job) Redrive(now time.Time) ([]Event, error) {
 	var ev Event
 	switch {
-	case j.Status == StatusProcessing && j.Audio == nil:
+	case j.AwaitsMeasurement():
 		ev = newEvent(TopicAudioUploaded, j, now, AudioUploadedData{BlobKey: j.BlobKey, Bytes: j.AudioBytes, Type: j.Type})
-	case j.Status == StatusProcessing || (j.Status == StatusConverting && j.Transcription == ""):
+	case j.AwaitsRecognition():
 		ev = newEvent(TopicAudioProcessed, j, now, AudioProcessedData{Audio: *j.Audio, Type: j.Type})
-	case j.Status == StatusConverting:
-		ev = newEvent(TopicTranscriptRecognised, j, now, RecognisedData{Transcription: j.Transcription, Segments: j.Segments, Type: j.Type})
+	case j.AwaitsEnrichment():
+		ev = newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: j.Transcription, Segments: j.Segments, Type: j.Type})
 	default:
 		return nil, fmt.Errorf("redrive in %s: %w", j.Status, ErrInvalidTransition)
 	}

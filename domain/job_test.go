@@ -33,7 +33,7 @@ func TestLifecycleHappyPath(t *testing.T) {
 			return j.Measure(t0, AudioInfo{Format: "mp3", Duration: 9.5, Channels: 1}, acct, MaxDuration)
 		}, StatusProcessing, []string{TopicAudioProcessed}},
 		{"convert", func() ([]Event, error) { return j.StartConverting(t0) }, StatusConverting, []string{TopicJobStatus}},
-		{"recognise", func() ([]Event, error) { return j.Recognise(t0, "Բարև", nil) }, StatusConverting, []string{TopicTranscriptRecognised}},
+		{"recognize", func() ([]Event, error) { return j.Recognize(t0, "Բարև", nil) }, StatusConverting, []string{TopicTranscriptRecognized}},
 		{"complete", func() ([]Event, error) { return j.Complete(t0, "T", "R", LanguageArmenian) }, StatusTranscribed, []string{TopicTranscriptReady, TopicJobStatus}},
 	}
 	for _, s := range steps {
@@ -156,7 +156,7 @@ func TestRedriveReemitsTheCurrentStage(t *testing.T) {
 	acct := business(10)
 	j := newTestJob(TypeSingleVoice)
 	j.ReceiveUpload(t0, "k", 1)
-	for _, want := range []string{TopicAudioUploaded, TopicAudioProcessed, TopicAudioProcessed, TopicTranscriptRecognised} {
+	for _, want := range []string{TopicAudioUploaded, TopicAudioProcessed, TopicAudioProcessed, TopicTranscriptRecognized} {
 		evs, err := j.Redrive(t0)
 		if err != nil || len(evs) != 1 || evs[0].Topic != want {
 			t.Fatalf("in %s: %v %v, want %s", j.Status, evs, err, want)
@@ -168,7 +168,7 @@ func TestRedriveReemitsTheCurrentStage(t *testing.T) {
 			if j.Status == StatusProcessing {
 				j.StartConverting(t0)
 			} else {
-				j.Recognise(t0, "x", nil)
+				j.Recognize(t0, "x", nil)
 			}
 		}
 	}

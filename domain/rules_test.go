@@ -141,7 +141,7 @@ func TestPollViewFieldAvailability(t *testing.T) {
 	}
 	j.StartConverting(t0)
 	check("converting", nil)
-	j.Recognise(t0, "Խոսնակ 1: Բարև", nil)
+	j.Recognize(t0, "Խոսնակ 1: Բարև", nil)
 	j.Complete(t0, "Վերնագիր", "Ամփոփում", LanguageArmenian)
 	m = check("transcribed", done)
 	if string(m["languageCode"]) != `"hy-AM"` {

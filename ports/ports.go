@@ -28,6 +28,9 @@ type JobStore interface {
 	// StaleJobs lists up to limit jobs the sweeper must look at: jobs still
 	// uploading whose upload window closed at or before now, and jobs in
 	// processing or converting not updated since stuckBefore. Oldest first.
+	// A job whose stored data cannot be read is listed all the same, with
+	// what can be (at least its ID and status), so that one bad row cannot
+	// hide the jobs behind it.
 	StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error)
 }
 
@@ -82,6 +85,8 @@ type ChecklistStore interface {
 
 // Stores is every store port: one store adapter (SQLite, Postgres) provides
 // them all on one database, so a use case's writes share its transactions.
+// It is for the wiring and the contract suite; a use case takes only the
+// ports it calls.
 type Stores interface {
 	JobStore
 	AccountStore

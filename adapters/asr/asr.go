@@ -99,10 +99,8 @@ func endpoint(base string) (string, error) {
 // Client sends audio to an OpenAI-compatible speech engine. It is safe for
 // concurrent use.
 type Client struct {
-	cfg      Config
-	endpoint string
-	hc       *http.Client
-	policy   retryhttp.Policy
+	cfg  Config
+	post *retryhttp.Client
 }
 
 var _ ports.SpeechRecognizer = (*Client)(nil)
@@ -120,24 +118,15 @@ func New(cfg Config) (*Client, error) {
 	cfg.BackoffBase = cmp.Or(cfg.BackoffBase, DefaultBackoffBase)
 	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
 	cfg.MaxRetryAfter = cmp.Or(cfg.MaxRetryAfter, DefaultMaxRetryAfter)
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{} // each attempt has its own deadline
-	}
-	return &Client{
-		cfg:      cfg,
-		endpoint: ep,
-		hc:       hc,
-		policy: retryhttp.Policy{
-			Service:       "speech engine",
-			MaxAttempts:   cfg.MaxAttempts,
-			BackoffBase:   cfg.BackoffBase,
-			MaxBackoff:    cfg.MaxBackoff,
-			MaxRetryAfter: cfg.MaxRetryAfter,
-			Timeout:       cfg.Timeout,
-			Logger:        cfg.Logger,
-		},
-	}, nil
+	return &Client{cfg: cfg, post: retryhttp.NewClient(ep, cfg.APIKey, cfg.HTTPClient, retryhttp.Policy{
+		Service:       "speech engine",
+		MaxAttempts:   cfg.MaxAttempts,
+		BackoffBase:   cfg.BackoffBase,
+		MaxBackoff:    cfg.MaxBackoff,
+		MaxRetryAfter: cfg.MaxRetryAfter,
+		Timeout:       cfg.Timeout,
+		Logger:        cfg.Logger,
+	})}, nil
 }
 
 // Recognize sends the audio to the engine and returns what it heard. The
@@ -187,7 +176,7 @@ func (c *Client) Recognize(ctx context.Context, audio ports.AudioFile) (domain.R
 		if err != nil {
 			return nil, err
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, b)
+		req, err := c.post.NewRequest(ctx, form.contentType, b)
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("asr.Recognize: %w", err)
@@ -201,15 +190,10 @@ func (c *Client) Recognize(ctx context.Context, audio ports.AudioFile) (domain.R
 			b, _, err := body()
 			return b, err
 		}
-		req.Header.Set("Content-Type", form.contentType)
-		req.Header.Set("Accept", "application/json")
-		if c.cfg.APIKey != "" {
-			req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-		}
 		return req, nil
 	}
 
-	res, err := retryhttp.Do(ctx, c.hc, c.policy, newRequest)
+	res, err := c.post.Do(ctx, newRequest)
 	if err != nil {
 		return domain.Recognition{}, err
 	}

@@ -86,7 +86,7 @@ func TestPollTerminalJobs(t *testing.T) {
 				return j.Measure(now, domain.AudioInfo{Duration: 9.5, Channels: 1, SampleRate: 16000}, a, 0)
 			},
 			func() ([]domain.Event, error) { return j.StartConverting(now) },
-			func() ([]domain.Event, error) { return j.Recognise(now, "Բարև Ձեզ", nil) },
+			func() ([]domain.Event, error) { return j.Recognize(now, "Բարև Ձեզ", nil) },
 			func() ([]domain.Event, error) {
 				return j.Complete(now, "Ողջույն", "Կարճ ամփոփում։", "hy-AM")
 			},

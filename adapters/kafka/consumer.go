@@ -104,6 +104,12 @@ type ConsumerConfig struct {
 // seconds, when partitions are revoked, and on shutdown. A record whose
 // handling did not finish (shutdown, revocation, lost partition) is not
 // marked, and neither is anything after it, so it is delivered again.
+//
+// A revoked or lost partition's running handler has its context cancelled
+// at once rather than awaited: a stage's call can outlast the group's
+// rebalance timeout (a long recording at the speech engine), and waiting for
+// it would stall the rebalance or cost the member its place. The handler's
+// work is idempotent and its record unmarked, so the next owner redoes it.
 type Consumer struct {
 	cfg     ConsumerConfig
 	log     *slog.Logger
@@ -256,8 +262,9 @@ func (c *Consumer) assigned(_ context.Context, cl *kgo.Client, assigned map[stri
 			if c.workers[tp] != nil {
 				continue
 			}
+			ctx, cancel := context.WithCancel(c.hctx)
 			w := &worker{
-				c: c, cl: cl, topic: topic, partition: p,
+				c: c, cl: cl, topic: topic, partition: p, ctx: ctx, cancel: cancel,
 				log:  c.log.With("topic", topic, "partition", p),
 				wake: make(chan struct{}, 1),
 				quit: make(chan struct{}),
@@ -272,8 +279,9 @@ func (c *Consumer) assigned(_ context.Context, cl *kgo.Client, assigned map[stri
 	}
 }
 
-// revoked waits for the revoked partitions' running handlers, then commits
-// what they finished before the partitions move to another member.
+// revoked cancels the revoked partitions' running handlers and waits for
+// them to return, then commits what they finished before the partitions
+// move to another member.
 func (c *Consumer) revoked(ctx context.Context, cl *kgo.Client, revoked map[string][]int32) {
 	c.stopWorkers(cl, revoked)
 	if err := cl.CommitMarkedOffsets(ctx); err != nil {
@@ -291,8 +299,9 @@ func (c *Consumer) lost(_ context.Context, cl *kgo.Client, lost map[string][]int
 	c.log.Warn("partitions lost", "partitions", lost)
 }
 
-// stopWorkers stops the workers of parts (nil: all, for good) after their
-// current record and waits for them.
+// stopWorkers stops the workers of parts and waits for them. Handlers of
+// parts are cancelled; with parts nil (all, for good: shutdown) they may
+// finish their current record, until Run's grace ends.
 func (c *Consumer) stopWorkers(cl *kgo.Client, parts map[string][]int32) {
 	c.mu.Lock()
 	var ws []*worker
@@ -316,10 +325,14 @@ func (c *Consumer) stopWorkers(cl *kgo.Client, parts map[string][]int32) {
 	c.mu.Unlock()
 	for _, w := range ws {
 		close(w.quit)
+		if parts != nil {
+			w.cancel()
+		}
 	}
 	stopped := make(map[string][]int32)
 	for _, w := range ws {
 		<-w.done
+		w.cancel()
 		stopped[w.topic] = append(stopped[w.topic], w.partition)
 	}
 	if len(stopped) > 0 {
@@ -343,6 +356,8 @@ type worker struct {
 	topic     string
 	partition int32
 	log       *slog.Logger
+	ctx       context.Context    // the handlers': Run's, cancelled on revoke
+	cancel    context.CancelFunc // cancels ctx
 
 	mu     sync.Mutex
 	queue  []*kgo.Record
@@ -508,7 +523,7 @@ func (w *worker) call(ev domain.Event) (err error) {
 			f(ev.Topic, time.Since(start), err)
 		}
 	}()
-	return w.c.cfg.Handler(w.c.hctx, ev)
+	return w.c.cfg.Handler(w.ctx, ev)
 }
 
 // giveUp tells the application, retrying like the handler. False means stop
@@ -519,7 +534,7 @@ func (w *worker) giveUp(ev domain.Event, cause error, log *slog.Logger) bool {
 		return true
 	}
 	for attempt := 1; ; attempt++ {
-		err := f(w.c.hctx, ev, cause)
+		err := f(w.ctx, ev, cause)
 		if err == nil {
 			return true
 		}
@@ -541,7 +556,7 @@ func (w *worker) giveUp(ev domain.Event, cause error, log *slog.Logger) bool {
 // it or the worker stops, then marks r.
 func (w *worker) deadLetter(r *kgo.Record, cause error, attempts int) bool {
 	for try := 1; ; try++ {
-		err := w.cl.ProduceSync(w.c.hctx, dlqRecord(r, cause, attempts)).FirstErr()
+		err := w.cl.ProduceSync(w.ctx, dlqRecord(r, cause, attempts)).FirstErr()
 		if err == nil {
 			w.cl.MarkCommitRecords(r)
 			if f := w.c.cfg.Metrics.DeadLettered; f != nil {

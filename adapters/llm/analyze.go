@@ -1,13 +1,11 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -41,36 +39,11 @@ func (c *Client) Analyze(ctx context.Context, in ports.AnalysisInput, questions 
 	for _, q := range questions {
 		fmt.Fprintf(&qs, "- id %s: %s\n", strconv.Quote(q.ID), q.Text)
 	}
-	body, err := json.Marshal(chatRequest{
-		Model: c.cfg.Model,
-		Messages: []message{
-			{Role: "system", Content: AnalysisPrompt},
-			{Role: "user", Content: "Transcript:\n" + shorten(transcriptLines(in), c.cfg.MaxInput) + "\n\nChecklist:\n" + qs.String()},
-		},
-		ResponseFormat: map[string]string{"type": "json_object"},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("llm.Analyze: %w", err)
-	}
-	res, err := retryhttp.Do(ctx, c.hc, c.policy, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
-		if err != nil {
-			return nil, fmt.Errorf("llm.Analyze: %w", err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		if c.cfg.APIKey != "" {
-			req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-		}
-		return req, nil
-	})
+	body, err := c.chat(ctx, AnalysisPrompt, "Transcript:\n"+shorten(transcriptLines(in), c.cfg.MaxInput)+"\n\nChecklist:\n"+qs.String())
 	if err != nil {
 		return nil, err
 	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, domain.Permanent(fmt.Errorf("chat model refused the request: %s", retryhttp.Refusal(res)))
-	}
-	return ParseAnalysis(res.Body, questions), nil
+	return ParseAnalysis(body, questions), nil
 }
 
 // transcriptLines writes the transcript with start times and speakers.

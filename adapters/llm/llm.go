@@ -13,7 +13,6 @@
 package llm
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -104,10 +103,8 @@ var ErrInvalidAnswer = errors.New("chat model gave an invalid answer")
 // Client asks a chat model for titles and summaries. It is safe for
 // concurrent use.
 type Client struct {
-	cfg      Config
-	endpoint string
-	hc       *http.Client
-	policy   retryhttp.Policy
+	cfg  Config
+	post *retryhttp.Client
 }
 
 var _ ports.Summarizer = (*Client)(nil)
@@ -125,24 +122,15 @@ func New(cfg Config) (*Client, error) {
 	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff)
 	cfg.MaxRetryAfter = cmp.Or(cfg.MaxRetryAfter, DefaultMaxRetryAfter)
 	cfg.MaxInput = cmp.Or(cfg.MaxInput, DefaultMaxInput)
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	return &Client{
-		cfg:      cfg,
-		endpoint: ep,
-		hc:       hc,
-		policy: retryhttp.Policy{
-			Service:       "chat model",
-			MaxAttempts:   cfg.MaxAttempts,
-			BackoffBase:   cfg.BackoffBase,
-			MaxBackoff:    cfg.MaxBackoff,
-			MaxRetryAfter: cfg.MaxRetryAfter,
-			Timeout:       cfg.Timeout,
-			Logger:        cfg.Logger,
-		},
-	}, nil
+	return &Client{cfg: cfg, post: retryhttp.NewClient(ep, cfg.APIKey, cfg.HTTPClient, retryhttp.Policy{
+		Service:       "chat model",
+		MaxAttempts:   cfg.MaxAttempts,
+		BackoffBase:   cfg.BackoffBase,
+		MaxBackoff:    cfg.MaxBackoff,
+		MaxRetryAfter: cfg.MaxRetryAfter,
+		Timeout:       cfg.Timeout,
+		Logger:        cfg.Logger,
+	})}, nil
 }
 
 // SystemPrompt is what the model is told to do.
@@ -171,36 +159,34 @@ func (c *Client) Summarize(ctx context.Context, transcript string) (title, resol
 	if transcript == "" {
 		return "", "", domain.Permanent(errors.New("nothing to summarise: the transcript is empty"))
 	}
-	body, err := json.Marshal(chatRequest{
-		Model: c.cfg.Model,
-		Messages: []message{
-			{Role: "system", Content: SystemPrompt},
-			{Role: "user", Content: "Transcript:\n" + shorten(transcript, c.cfg.MaxInput)},
-		},
-		ResponseFormat: map[string]string{"type": "json_object"},
-	})
-	if err != nil {
-		return "", "", fmt.Errorf("llm.Summarize: %w", err)
-	}
-	res, err := retryhttp.Do(ctx, c.hc, c.policy, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
-		if err != nil {
-			return nil, fmt.Errorf("llm.Summarize: %w", err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		if c.cfg.APIKey != "" {
-			req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-		}
-		return req, nil
-	})
+	body, err := c.chat(ctx, SystemPrompt, "Transcript:\n"+shorten(transcript, c.cfg.MaxInput))
 	if err != nil {
 		return "", "", err
 	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return "", "", domain.Permanent(fmt.Errorf("chat model refused the request: %s", retryhttp.Refusal(res)))
+	return Parse(body)
+}
+
+// chat asks the model, in JSON mode, to answer user as system tells it,
+// and returns the completion's body. A refusal is domain.Permanent; the
+// errors are the customer's to read as they are (the job's or analysis's
+// error).
+func (c *Client) chat(ctx context.Context, system, user string) ([]byte, error) {
+	body, err := json.Marshal(chatRequest{
+		Model:          c.cfg.Model,
+		Messages:       []message{{Role: "system", Content: system}, {Role: "user", Content: user}},
+		ResponseFormat: map[string]string{"type": "json_object"},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llm: encode the request: %w", err)
 	}
-	return Parse(res.Body)
+	res, err := c.post.PostJSON(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, domain.Permanent(fmt.Errorf("chat model refused the request: %s", retryhttp.Refusal(res)))
+	}
+	return res.Body, nil
 }
 
 // shorten keeps at most limit characters of a transcript: its beginning and

@@ -87,7 +87,7 @@ func checkLayer(h header) error {
 	if h.layer == 3 {
 		return nil
 	}
-	return domain.Permanent(fmt.Errorf("the file is %s audio (MP%d), not MP3; only MP3 is supported", h.describe(), h.layer))
+	return domain.NotMP3(fmt.Sprintf("%s audio (MP%d)", h.describe(), h.layer), "")
 }
 
 // probeError wraps errors that are not the customer's file's fault.

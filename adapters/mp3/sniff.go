@@ -3,7 +3,6 @@ package mp3
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/domain"
@@ -117,23 +116,12 @@ func isHTML(b []byte) bool {
 }
 
 // notMP3Error is the permanent error for a recognised non-MP3 file.
-func notMP3Error(f format) error {
-	what := "not MP3"
-	if f.detail != "" {
-		what += " (" + f.detail + ")"
-	}
-	return domain.Permanent(fmt.Errorf("the file is %s, %s; only MP3 is supported", f.desc, what))
-}
+func notMP3Error(f format) error { return domain.NotMP3(f.desc, f.detail) }
 
-// The permanent errors of files that are not, or no longer, MP3. Their
-// messages end up in the job's error, so they speak to the customer.
+// The permanent errors of files that are not, or no longer, MP3
+// (domain/failures.go has their wording).
 var (
-	errEmpty = domain.Permanent(errors.New("the file is empty"))
-	errNoMP3 = domain.Permanent(errors.New("the file is not MP3 audio (no MPEG audio frames found)"))
+	errEmpty     = domain.ErrEmptyFile
+	errNoMP3     = domain.ErrNoMP3Frames
+	corruptError = domain.CorruptMP3
 )
-
-// corruptError is the permanent error of a file that looks like MP3 but
-// holds too little of it.
-func corruptError(format string, args ...any) error {
-	return domain.Permanent(fmt.Errorf("the MP3 file is truncated or corrupt: "+format, args...))
-}

@@ -3,7 +3,6 @@ package mp3
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,7 +48,7 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 		return nil, err
 	}
 	if st.ref.version == mpeg25 && st.ref.sampleRate == 8000 {
-		return nil, domain.Permanent(errors.New("the MP3 file is 8 kHz MPEG-2.5 audio, which the decoder cannot decode; convert it to 16 kHz or more"))
+		return nil, domain.ErrMP3At8kHz
 	}
 	src := newFrameSource(s)
 	dec, err := newDecoder(src)
@@ -57,7 +56,7 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 		if src.err != nil {
 			return nil, splitError(src.err)
 		}
-		return nil, domain.Permanent(fmt.Errorf("the MP3 file cannot be decoded: %v", err))
+		return nil, domain.UndecodableMP3(err)
 	}
 
 	names := []string{"mono.wav"}
@@ -134,7 +133,7 @@ func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref heade
 			return nil
 		case err != nil:
 			if bad++; bad > 10 && bad*10 > src.frames {
-				return domain.Permanent(fmt.Errorf("the MP3 file cannot be decoded: %v", err))
+				return domain.UndecodableMP3(err)
 			}
 			if werr := t.push(make([]byte, 4*ref.samples), outs); werr != nil {
 				return fmt.Errorf("mp3.SplitChannels: %w", werr)

@@ -2,51 +2,36 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-const analysisSelect = `SELECT id, doc_id, account_id, checklist_id, checklist_version, checklist_name, status, error, results, created_at FROM analyses`
+// The analysis's columns and row mapping are shared with the other store.
+var analysisSelect = sqlstore.Select("analyses", sqlstore.AnalysisCols)
 
 func toDomainAnalysis(row pgx.Row) (domain.Analysis, error) {
-	var a domain.Analysis
-	var results string
-	var created int64
-	if err := row.Scan(&a.ID, &a.DocID, &a.AccountID, &a.ChecklistID, &a.ChecklistVersion, &a.ChecklistName,
-		&a.Status, &a.Error, &results, &created); err != nil {
-		return domain.Analysis{}, translate(err)
-	}
-	if err := json.Unmarshal([]byte(results), &a.Results); err != nil {
-		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
-	}
-	a.CreatedAt = fromMs(created)
-	return a, nil
+	a, err := sqlstore.ScanAnalysis(row)
+	return a, translate(err)
 }
 
 // SaveAnalysis saves the analysis and its events in one transaction; a
 // second analysis of one job is domain.ErrConflict (doc_id is UNIQUE).
 func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
-	if a.Results == nil {
-		a.Results = map[string]domain.QuestionResult{}
-	}
-	results, err := json.Marshal(a.Results)
+	row, err := sqlstore.AnalysisRow(a)
 	if err != nil {
-		return fmt.Errorf("postgres.SaveAnalysis: encode results: %w", err)
+		return fmt.Errorf("postgres.SaveAnalysis: %w", err)
 	}
 	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.SaveAnalysis: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO analyses (id, doc_id, account_id, checklist_id, checklist_version,
-			checklist_name, status, error, results, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
-			a.Status, a.Error, string(results), toMs(a.CreatedAt))
+		b.Queue(sqlstore.Postgres.Insert("analyses", sqlstore.AnalysisCols), row...)
 		queueEvents(b, events)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})

@@ -2,45 +2,37 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`
+// The checklist's columns and row mapping are shared with the other store.
+var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
 
 func toDomainChecklist(row pgx.Row) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	if err := row.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
-		return domain.Checklist{}, translate(err)
-	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
-		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
-	}
-	c.CreatedAt = fromMs(created)
-	return c, nil
+	c, err := sqlstore.ScanChecklist(row)
+	return c, translate(err)
 }
 
 // CreateChecklist saves a checklist. domain.ErrConflict if the ID exists in
 // any version or account; domain.ErrNotFound if the account does not exist.
 func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
-	questions, err := json.Marshal(c.Questions)
+	row, err := sqlstore.ChecklistRow(c)
 	if err != nil {
-		return fmt.Errorf("postgres.CreateChecklist: encode questions: %w", err)
+		return fmt.Errorf("postgres.CreateChecklist: %w", err)
 	}
 	// The primary key is (id, version) so that versions can be added later;
 	// creating is of a new id, so any version of it conflicts. One statement:
 	// it inserts nothing when the id exists. Two racing creates of one id and
 	// version meet in the primary key (23505, a conflict too).
-	tag, err := s.pool.Exec(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
-		SELECT $1, $2, $3, $4, $5, $6, $7
-		WHERE NOT EXISTS (SELECT 1 FROM checklists WHERE id = $1)`,
-		c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
+	tag, err := s.pool.Exec(ctx, `INSERT INTO checklists (`+strings.Join(sqlstore.ChecklistCols, ", ")+`)
+		SELECT `+sqlstore.Postgres.Params(1, len(sqlstore.ChecklistCols))+`
+		WHERE NOT EXISTS (SELECT 1 FROM checklists WHERE id = $1)`, row...)
 	if err != nil {
 		return fmt.Errorf("postgres.CreateChecklist: %w", translate(err))
 	}
@@ -75,9 +67,9 @@ func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountI
 // c.Version must be the latest plus one, so of two racing edits one wins and
 // the other is domain.ErrConflict (the primary key settles a tie).
 func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) error {
-	questions, err := json.Marshal(c.Questions)
+	row, err := sqlstore.ChecklistRow(c)
 	if err != nil {
-		return fmt.Errorf("postgres.AddChecklistVersion: encode questions: %w", err)
+		return fmt.Errorf("postgres.AddChecklistVersion: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var latest *int64
@@ -91,9 +83,7 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 		if int64(c.Version) != *latest+1 {
 			return fmt.Errorf("checklist %s: version %d after %d: %w", c.ID, c.Version, *latest, domain.ErrConflict)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
+		_, err := tx.Exec(ctx, sqlstore.Postgres.Insert("checklists", sqlstore.ChecklistCols), row...)
 		return translate(err)
 	})
 	if err != nil {
@@ -104,7 +94,7 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 
 // ListChecklists returns the latest version of each of the account's checklists.
 func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (id) id, version, account_id, name, questions, archived, created_at
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (id) `+strings.Join(sqlstore.ChecklistCols, ", ")+`
 		FROM checklists WHERE account_id = $1 ORDER BY id, version DESC`, string(account))
 	if err != nil {
 		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))

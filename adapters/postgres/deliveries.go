@@ -7,35 +7,25 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-const deliverySelect = `SELECT id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,
-	latency_ms, error, created_at, attempted_at FROM deliveries`
+// The delivery's columns and row mapping are shared with the other store.
+var deliverySelect = sqlstore.Select("deliveries", sqlstore.DeliveryCols)
 
 func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
-	var d domain.Delivery
-	var created int64
-	var attempted *int64
-	err := row.Scan(&d.ID, &d.EventID, &d.DocID, &d.AccountID, &d.EventType, &d.URL, &d.Payload, &d.Status,
-		&d.HTTPStatus, &d.LatencyMs, &d.Error, &created, &attempted)
-	if err != nil {
-		return domain.Delivery{}, translate(err)
-	}
-	d.CreatedAt, d.AttemptedAt = fromMs(created), fromNullMs(attempted)
-	return d, nil
+	d, err := sqlstore.ScanDelivery(row)
+	return d, translate(err)
 }
 
 // BeginDelivery saves d as pending. It returns false, saving nothing, when
 // the event already has a delivery; domain.ErrConflict if d.ID is taken by
 // another event's delivery.
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
-			payload, status, http_status, latency_ms, error, created_at, attempted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-		ON CONFLICT (event_id) DO NOTHING`,
-		d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, d.Payload,
-		domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+	d.Status = domain.DeliveryPending
+	tag, err := s.pool.Exec(ctx, sqlstore.Postgres.Insert("deliveries", sqlstore.DeliveryCols)+
+		" ON CONFLICT (event_id) DO NOTHING", sqlstore.DeliveryRow(d)...)
 	if err != nil {
 		return false, fmt.Errorf("postgres.BeginDelivery: %w", translate(err))
 	}

@@ -2,27 +2,21 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var jobCols = []string{
-	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
-	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives", "checklist_version",
-}
-
-// jobWriteCols are the columns a job row is written with: jobCols and
-// search_text, which only ListJobs reads.
-var jobWriteCols = append(slices.Clone(jobCols), "search_text")
+// The job's columns and row mapping are shared with the SQLite store.
+var (
+	jobCols      = sqlstore.JobCols
+	jobWriteCols = sqlstore.JobWriteCols
+)
 
 var (
 	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
@@ -38,77 +32,11 @@ var (
 )
 
 // toJobRow lists j's values in jobWriteCols order.
-func toJobRow(j domain.Job) ([]any, error) {
-	var meta, audio, segs *string
-	if j.Metadata != nil {
-		m := string(j.Metadata)
-		meta = &m
-	}
-	if j.Audio != nil {
-		b, err := json.Marshal(j.Audio)
-		if err != nil {
-			return nil, fmt.Errorf("encode audio: %w", err)
-		}
-		a := string(b)
-		audio = &a
-	}
-	if len(j.Segments) > 0 {
-		b, err := json.Marshal(j.Segments)
-		if err != nil {
-			return nil, fmt.Errorf("encode segments: %w", err)
-		}
-		s := string(b)
-		segs = &s
-	}
-	return []any{
-		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
-		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
-		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
-		webquery.SearchText(j.Title, j.Transcription),
-	}, nil
-}
-
-// jobScan holds a job row's columns as scanned, before decoding.
-type jobScan struct {
-	j                         domain.Job
-	meta, audio, segs         *string
-	created, updated, expires int64
-}
-
-func (r *jobScan) dest() []any {
-	j := &r.j
-	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
-		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion}
-}
-
-func (r *jobScan) job() (domain.Job, error) {
-	j := r.j
-	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = fromMs(r.created), fromMs(r.updated), fromMs(r.expires)
-	if r.meta != nil {
-		j.Metadata = json.RawMessage(*r.meta)
-	}
-	if r.audio != nil {
-		j.Audio = new(domain.AudioInfo)
-		if err := json.Unmarshal([]byte(*r.audio), j.Audio); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
-		}
-	}
-	if r.segs != nil {
-		if err := json.Unmarshal([]byte(*r.segs), &j.Segments); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
-		}
-	}
-	return j, nil
-}
+func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
 
 func toDomainJob(row pgx.Row) (domain.Job, error) {
-	var r jobScan
-	if err := row.Scan(r.dest()...); err != nil {
-		return domain.Job{}, translate(err)
-	}
-	return r.job()
+	j, err := sqlstore.ScanJob(row)
+	return j, translate(err)
 }
 
 // CreateJob saves a new job and its events in one transaction.
@@ -155,14 +83,13 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	var fnErr error
 	var wrote bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var r jobScan
-		var a domain.Account
-		var aCreated int64
-		if err := tx.QueryRow(ctx, jobForUpdate, string(id)).Scan(append(r.dest(), accountDest(&a, &aCreated)...)...); err != nil {
+		var r sqlstore.JobScan
+		var ar sqlstore.AccountScan
+		if err := tx.QueryRow(ctx, jobForUpdate, string(id)).Scan(append(r.Dest(), ar.Dest()...)...); err != nil {
 			return fmt.Errorf("job %s: %w", id, translate(err))
 		}
-		a.CreatedAt = fromMs(aCreated)
-		j, err := r.job()
+		a := ar.Account()
+		j, err := r.Job()
 		if err != nil {
 			return err
 		}
@@ -219,7 +146,7 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 	defer rows.Close()
 	var out []domain.Job
 	for rows.Next() {
-		j, err := toDomainJob(rows)
+		j, err := sqlstore.ScanStaleJob(rows)
 		if err != nil {
 			return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
 		}
@@ -231,7 +158,7 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 	return out, nil
 }
 
-const outboxInsert = `INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
+var outboxInsert = sqlstore.Postgres.Insert("outbox", sqlstore.OutboxCols)
 
 // queueEvents appends events to the outbox in order, in the batch, and
 // notifies listening relays. The
@@ -241,9 +168,9 @@ func queueEvents(b *pgx.Batch, events []domain.Event) {
 	if len(events) == 0 {
 		return
 	}
-	now := toMs(time.Now())
+	now := time.Now()
 	for _, e := range events {
-		b.Queue(outboxInsert, e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now)
+		b.Queue(outboxInsert, sqlstore.OutboxRow(e, now)...)
 	}
 	// Delivered at commit to the listeners of every process (see listen).
 	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)

@@ -21,7 +21,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +32,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -228,48 +228,17 @@ func unreachable(err error) bool {
 	return strings.Contains(err.Error(), "conn closed")
 }
 
-// Times are stored as unix milliseconds, UTC.
-func toMs(t time.Time) int64 { return t.UnixMilli() }
-
-func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-func toNullMs(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	v := t.UnixMilli()
-	return &v
-}
-
-func fromNullMs(v *int64) *time.Time {
-	if v == nil {
-		return nil
-	}
-	t := fromMs(*v)
-	return &t
-}
-
-// placeholders returns "$from, $from+1, …" for n values.
-func placeholders(from, n int) string {
-	parts := make([]string, n)
-	for i := range parts {
-		parts[i] = "$" + strconv.Itoa(from+i)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// updateSet returns "b = $1, c = $2" for every column but the first (the
-// key), which is then $len(cols).
-func updateSet(cols []string) string {
-	parts := make([]string, 0, len(cols)-1)
-	for i, c := range cols[1:] {
-		parts = append(parts, c+" = $"+strconv.Itoa(i+1))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// keyLast moves a row's key (its first value) to the end, to match
-// "UPDATE … SET <updateSet> WHERE key = $n".
-func keyLast(args []any) []any {
-	return append(append([]any{}, args[1:]...), args[0])
-}
+// Times, placeholders and updates as both stores write them (sqlstore).
+var (
+	toMs     = sqlstore.ToMs
+	fromMs   = sqlstore.FromMs
+	toNullMs = sqlstore.ToNullMs
+	// placeholders returns "$from, $from+1, …" for n values.
+	placeholders = sqlstore.Postgres.Params
+	// updateSet returns "b = $1, c = $2" for every column but the first
+	// (the key), which is then $len(cols).
+	updateSet = sqlstore.Postgres.UpdateSet
+	// keyLast moves a row's key (its first value) to the end, to match
+	// "UPDATE … SET <updateSet> WHERE key = $n".
+	keyLast = sqlstore.KeyLast
+)

@@ -7,14 +7,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-var userCols = []string{
-	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at",
-}
+// The user's columns and row mapping are shared with the other store.
+var userCols = sqlstore.UserCols
 
 var (
 	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
@@ -23,26 +22,11 @@ var (
 )
 
 // toUserRow lists u's values in userCols order. No invitation expiry is NULL.
-func toUserRow(u domain.User) []any {
-	invExpires := toNullMs(nil)
-	if !u.InviteExpiresAt.IsZero() {
-		invExpires = toNullMs(&u.InviteExpiresAt)
-	}
-	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, toMs(u.CreatedAt)}
-}
+func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
 
 func toDomainUser(row pgx.Row) (domain.User, error) {
-	var u domain.User
-	var invExpires *int64
-	var created int64
-	if err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
-		return domain.User{}, translate(err)
-	}
-	if t := fromNullMs(invExpires); t != nil {
-		u.InviteExpiresAt = *t
-	}
-	u.CreatedAt = fromMs(created)
-	return u, nil
+	u, err := sqlstore.ScanUser(row)
+	return u, translate(err)
 }
 
 // SignUp saves the account and its first user in one transaction: a taken
@@ -75,15 +59,9 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 
 // FindUser returns the user with the one ID, email or invitation hash set in by.
 func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	col, val, err := webquery.UserColumn(by)
+	query, col, val, err := sqlstore.Postgres.FindUserQuery(by)
 	if err != nil {
 		return domain.User{}, fmt.Errorf("postgres.FindUser: %w", err)
-	}
-	query := userSelect + " WHERE " + col + " = $1"
-	if col == "invite_hash" {
-		// Restates what UserColumn ensures (the value is not ''), so that
-		// the partial index users_invite applies.
-		query += " AND invite_hash <> ''"
 	}
 	u, err := toDomainUser(s.pool.QueryRow(ctx, query, val))
 	if err != nil {

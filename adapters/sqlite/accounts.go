@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var accountCols = []string{
-	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
-	"notify_failures", "created_at",
-}
+// The account's and API key's columns and row mapping are shared with the
+// other store.
+var accountCols = sqlstore.AccountCols
 
 var (
 	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
@@ -21,28 +21,11 @@ var (
 	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = ?"
 )
 
-func toAccountRow(a domain.Account) []any {
-	return []any{
-		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
-		a.NotifyFailures, toMs(a.CreatedAt),
-	}
-}
+func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
 
 func toDomainAccount(sc scanner) (domain.Account, error) {
-	var a domain.Account
-	var created int64
-	if err := sc.Scan(accountDest(&a, &created)...); err != nil {
-		return domain.Account{}, translate(err)
-	}
-	a.CreatedAt = fromMs(created)
-	return a, nil
-}
-
-// accountDest lists scan destinations in accountCols order, for queries that
-// select an account beside other columns.
-func accountDest(a *domain.Account, created *int64) []any {
-	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
-		&a.NotifyFailures, created}
+	a, err := sqlstore.ScanAccount(sc)
+	return a, translate(err)
 }
 
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
@@ -92,23 +75,13 @@ func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(
 	return nil
 }
 
-const keyCols = "k.id, k.account_id, k.prefix, k.hash, k.created_at, k.last_used_at, k.revoked_at"
-
-func keyDest(k *domain.APIKey, created *int64, lastUsed, revoked *sql.NullInt64) []any {
-	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, created, lastUsed, revoked}
-}
-
-func finishKey(k *domain.APIKey, created int64, lastUsed, revoked sql.NullInt64) {
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMs(created), fromNullMs(lastUsed), fromNullMs(revoked)
-}
+var keyCols = "k." + strings.Join(sqlstore.APIKeyCols, ", k.")
 
 // AddAPIKey saves a key. domain.ErrNotFound if the account does not exist,
 // domain.ErrConflict if the key's ID or hash is taken.
 func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, string(k.AccountID), k.Prefix, k.Hash, toMs(k.CreatedAt), toNullMs(k.LastUsedAt), toNullMs(k.RevokedAt))
+		_, err := tx.ExecContext(ctx, sqlstore.SQLite.Insert("api_keys", sqlstore.APIKeyCols), sqlstore.APIKeyRow(k)...)
 		return translate(err)
 	})
 	if err != nil {
@@ -119,20 +92,16 @@ func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
 
 // APIKeyByHash returns the key with that hash, revoked or not, with its account.
 func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, domain.Account, error) {
-	var k domain.APIKey
-	var a domain.Account
-	var kCreated, aCreated int64
-	var lastUsed, revoked sql.NullInt64
-	dest := append(keyDest(&k, &kCreated, &lastUsed, &revoked), accountDest(&a, &aCreated)...)
+	var k sqlstore.APIKeyScan
+	var a sqlstore.AccountScan
+	dest := append(k.Dest(), a.Dest()...)
 	err := s.db.QueryRowContext(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.hash = ?`, hash).Scan(dest...)
 	if err != nil {
 		return domain.APIKey{}, domain.Account{}, fmt.Errorf("sqlite.APIKeyByHash: %w", translate(err))
 	}
-	finishKey(&k, kCreated, lastUsed, revoked)
-	a.CreatedAt = fromMs(aCreated)
-	return k, a, nil
+	return k.Key(), a.Account(), nil
 }
 
 // TouchAPIKey sets the key's last-used time. It never moves it back (two
@@ -161,14 +130,11 @@ func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]do
 	defer rows.Close()
 	var out []domain.APIKey
 	for rows.Next() {
-		var k domain.APIKey
-		var created int64
-		var lastUsed, revoked sql.NullInt64
-		if err := rows.Scan(keyDest(&k, &created, &lastUsed, &revoked)...); err != nil {
+		var k sqlstore.APIKeyScan
+		if err := rows.Scan(k.Dest()...); err != nil {
 			return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
 		}
-		finishKey(&k, created, lastUsed, revoked)
-		out = append(out, k)
+		out = append(out, k.Key())
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)

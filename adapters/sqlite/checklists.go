@@ -3,36 +3,26 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-const checklistSelect = `SELECT id, version, account_id, name, questions, archived, created_at FROM checklists`
+// The checklist's columns and row mapping are shared with the other store.
+var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
 
 func toDomainChecklist(sc scanner) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	if err := sc.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
-		return domain.Checklist{}, translate(err)
-	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
-		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
-	}
-	c.CreatedAt = fromMs(created)
-	return c, nil
+	c, err := sqlstore.ScanChecklist(sc)
+	return c, translate(err)
 }
 
 func insertChecklist(ctx context.Context, tx *sql.Tx, c domain.Checklist) error {
-	questions, err := json.Marshal(c.Questions)
+	row, err := sqlstore.ChecklistRow(c)
 	if err != nil {
-		return fmt.Errorf("encode questions: %w", err)
+		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO checklists (id, version, account_id, name, questions, archived, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, toMs(c.CreatedAt))
+	_, err = tx.ExecContext(ctx, sqlstore.SQLite.Insert("checklists", sqlstore.ChecklistCols), row...)
 	return translate(err)
 }
 

@@ -6,23 +6,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-const deliverySelect = `SELECT id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,
-	latency_ms, error, created_at, attempted_at FROM deliveries`
+// The delivery's columns and row mapping are shared with the other store.
+var deliverySelect = sqlstore.Select("deliveries", sqlstore.DeliveryCols)
 
 func toDomainDelivery(sc scanner) (domain.Delivery, error) {
-	var d domain.Delivery
-	var created int64
-	var attempted sql.NullInt64
-	err := sc.Scan(&d.ID, &d.EventID, &d.DocID, &d.AccountID, &d.EventType, &d.URL, &d.Payload, &d.Status,
-		&d.HTTPStatus, &d.LatencyMs, &d.Error, &created, &attempted)
-	if err != nil {
-		return domain.Delivery{}, translate(err)
-	}
-	d.CreatedAt, d.AttemptedAt = fromMs(created), fromNullMs(attempted)
-	return d, nil
+	d, err := sqlstore.ScanDelivery(sc)
+	return d, translate(err)
 }
 
 // BeginDelivery saves d as pending. It returns false, saving nothing, when
@@ -31,12 +24,9 @@ func toDomainDelivery(sc scanner) (domain.Delivery, error) {
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
 	var first bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
-				payload, status, http_status, latency_ms, error, created_at, attempted_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (event_id) DO NOTHING`,
-			d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, payloadArg(d.Payload),
-			domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+		d.Status = domain.DeliveryPending
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.Insert("deliveries", sqlstore.DeliveryCols)+
+			" ON CONFLICT (event_id) DO NOTHING", sqlstore.DeliveryRow(d)...)
 		if err != nil {
 			return translate(err)
 		}
@@ -48,14 +38,6 @@ func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, err
 		return false, fmt.Errorf("sqlite.BeginDelivery: %w", err)
 	}
 	return first, nil
-}
-
-// payloadArg binds a payload as a BLOB, nil as NULL.
-func payloadArg(p []byte) any {
-	if p == nil {
-		return nil
-	}
-	return p
 }
 
 // FinishDelivery saves the outcome (status, HTTP status, latency, error,

@@ -3,25 +3,19 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var jobCols = []string{
-	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
-	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives", "checklist_version",
-}
-
-// jobWriteCols are the columns a job row is written with: jobCols and
-// search_text, which only ListJobs reads.
-var jobWriteCols = append(slices.Clone(jobCols), "search_text")
+// The job's columns and row mapping are shared with the Postgres store.
+var (
+	jobCols      = sqlstore.JobCols
+	jobWriteCols = sqlstore.JobWriteCols
+)
 
 var (
 	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
@@ -30,60 +24,11 @@ var (
 )
 
 // toJobRow lists j's values in jobWriteCols order.
-func toJobRow(j domain.Job) ([]any, error) {
-	var meta, audio, segs sql.NullString
-	if j.Metadata != nil {
-		meta = sql.NullString{String: string(j.Metadata), Valid: true}
-	}
-	if j.Audio != nil {
-		b, err := json.Marshal(j.Audio)
-		if err != nil {
-			return nil, fmt.Errorf("encode audio: %w", err)
-		}
-		audio = sql.NullString{String: string(b), Valid: true}
-	}
-	if len(j.Segments) > 0 {
-		b, err := json.Marshal(j.Segments)
-		if err != nil {
-			return nil, fmt.Errorf("encode segments: %w", err)
-		}
-		segs = sql.NullString{String: string(b), Valid: true}
-	}
-	return []any{
-		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
-		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
-		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
-		webquery.SearchText(j.Title, j.Transcription),
-	}, nil
-}
+func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
 
 func toDomainJob(sc scanner) (domain.Job, error) {
-	var j domain.Job
-	var meta, audio, segs sql.NullString
-	var created, updated, expires int64
-	err := sc.Scan(&j.ID, &j.AccountID, &j.Type, &j.Status, &meta, &j.ChecklistID, &created, &updated, &expires,
-		&j.BlobKey, &j.AudioBytes, &audio, &j.ReservedMs, &j.Transcription, &segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion)
-	if err != nil {
-		return domain.Job{}, translate(err)
-	}
-	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = fromMs(created), fromMs(updated), fromMs(expires)
-	if meta.Valid {
-		j.Metadata = json.RawMessage(meta.String)
-	}
-	if audio.Valid {
-		j.Audio = new(domain.AudioInfo)
-		if err := json.Unmarshal([]byte(audio.String), j.Audio); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
-		}
-	}
-	if segs.Valid {
-		if err := json.Unmarshal([]byte(segs.String), &j.Segments); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
-		}
-	}
-	return j, nil
+	j, err := sqlstore.ScanJob(sc)
+	return j, translate(err)
 }
 
 // CreateJob saves a new job and its events in one transaction.
@@ -182,7 +127,7 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 	defer rows.Close()
 	var out []domain.Job
 	for rows.Next() {
-		j, err := toDomainJob(rows)
+		j, err := sqlstore.ScanStaleJob(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite.StaleJobs: %w", err)
 		}
@@ -197,6 +142,8 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 // insertEvents appends events to the outbox in order, inside tx. The
 // payload is the envelope a relay publishes; its topic is kept beside it
 // because the envelope does not carry it.
+var outboxInsert = sqlstore.SQLite.Insert("outbox", sqlstore.OutboxCols)
+
 func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -204,11 +151,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error 
 	if err := domain.ValidateEvents(events); err != nil {
 		return err
 	}
-	now := toMs(time.Now())
+	now := time.Now()
 	for _, e := range events {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO outbox (event_id, topic, doc_id, payload, created_at) VALUES (?, ?, ?, ?, ?)`,
-			e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now); err != nil {
+		if _, err := tx.ExecContext(ctx, outboxInsert, sqlstore.OutboxRow(e, now)...); err != nil {
 			return translate(err)
 		}
 	}

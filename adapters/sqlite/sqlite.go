@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -217,10 +217,16 @@ func translate(err error) error {
 	return err
 }
 
-// Times are stored as unix milliseconds, UTC.
-func toMs(t time.Time) int64 { return t.UnixMilli() }
-
-func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+// Times, placeholders and updates as both stores write them (sqlstore).
+var (
+	toMs   = sqlstore.ToMs
+	fromMs = sqlstore.FromMs
+	// updateSet returns "b = ?, c = ?" for every column but the first (the key).
+	updateSet = sqlstore.SQLite.UpdateSet
+	// keyLast moves a row's key (its first value) to the end, to match
+	// "UPDATE … SET <updateSet> WHERE key = ?".
+	keyLast = sqlstore.KeyLast
+)
 
 func toNullMs(t *time.Time) sql.NullInt64 {
 	if t == nil {
@@ -229,35 +235,10 @@ func toNullMs(t *time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
 }
 
-func fromNullMs(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMs(v.Int64)
-	return &t
-}
-
 type scanner interface{ Scan(dest ...any) error }
 
 // placeholders returns "?, ?, ?" for n values.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-// updateSet returns "b = ?, c = ?" for every column but the first (the key).
-func updateSet(cols []string) string {
-	parts := make([]string, 0, len(cols)-1)
-	for _, c := range cols[1:] {
-		parts = append(parts, c+" = ?")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// keyLast moves a row's key (its first value) to the end, to match
-// "UPDATE … SET <updateSet> WHERE key = ?".
-func keyLast(args []any) []any {
-	return append(append([]any{}, args[1:]...), args[0])
-}
+func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 
 // backfillSearchText gives jobs written before migration 3 the search text
 // Go's case folding makes (SQLite's lower() leaves Armenian capitals as

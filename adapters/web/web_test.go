@@ -57,7 +57,7 @@ func newSite(t testing.TB, cfg web.Config) *site {
 	people := app.NewPeople(st, st, st, password.Hasher{Params: password.Params{Memory: 1024, Time: 1, Threads: 1}}, app.NewRateLimit(st, clock), clock)
 	sender := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second, AllowPrivate: true})
 	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
-		Recordings: app.NewRecordings(st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+		Recordings: app.NewRecordings(st, st, st, st, st, st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	w.Register(a.Group(web.Prefix))
 	return &site{t: t, app: a, store: st, blobs: blobs, people: people}
@@ -129,7 +129,7 @@ func (s *site) job(account domain.AccountID, title string, audio []byte, metadat
 		a.BalanceMs = 1e9
 		step(j.Measure(now, domain.AudioInfo{Format: "mp3", Duration: 12, Channels: 1, SampleRate: 16000}, a, time.Hour))
 		step(j.StartConverting(now))
-		step(j.Recognise(now, title+" text", []domain.Segment{{Start: 0, End: 2, Text: title + " text"}, {Start: 2.5, End: 4, Text: "second line"}}))
+		step(j.Recognize(now, title+" text", []domain.Segment{{Start: 0, End: 2, Text: title + " text"}, {Start: 2.5, End: 4, Text: "second line"}}))
 		step(j.Complete(now, title, "summary of "+title, "hy-AM"))
 		return all, nil
 	})

@@ -345,7 +345,7 @@ func transcribedJob(t *testing.T, id string, acct *domain.Account) (domain.Job, 
 		{Start: 0, End: 1.25, Text: "Բարև ձեզ, ինչո՞վ կարող եմ օգնել", Speaker: "1"},
 		{Start: 1.5, End: 3.125, Text: "Ուզում եմ պատվեր տալ։", Speaker: "2"},
 	}
-	step(j.Recognise(at.Add(4*time.Second), domain.FormatPhoneCall(segs), segs))
+	step(j.Recognize(at.Add(4*time.Second), domain.FormatPhoneCall(segs), segs))
 	step(j.Redrive(at.Add(5 * time.Second)))
 	step(j.Complete(at.Add(6*time.Second), "Պատվերի զանգ", "Հաճախորդը ցանկանում է պատվեր տալ։", domain.LanguageArmenian))
 	return j, evs

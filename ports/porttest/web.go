@@ -256,7 +256,7 @@ func doneJob(t *testing.T, s Stores, id string, acct domain.AccountID, created t
 			func() ([]domain.Event, error) { return j.ReceiveUpload(at, "blobs/"+id, 4096) },
 			func() ([]domain.Event, error) { return j.Measure(at, audioInfo(1.5), a, domain.MaxDuration) },
 			func() ([]domain.Event, error) { return j.StartConverting(at) },
-			func() ([]domain.Event, error) { return j.Recognise(at, transcription, nil) },
+			func() ([]domain.Event, error) { return j.Recognize(at, transcription, nil) },
 			func() ([]domain.Event, error) { return j.Complete(at, title, "", domain.LanguageArmenian) },
 		} {
 			evs, err := step()

@@ -133,6 +133,7 @@ type Engine struct {
 
 	mu             sync.Mutex
 	requests       int
+	inFlight       int // requests received and not yet answered
 	last           Request
 	failN          int
 	failStatus     int
@@ -194,6 +195,14 @@ func (e *Engine) Requests() int {
 	return e.requests
 }
 
+// InFlight counts the requests received and not yet answered: recordings
+// inside the engine now.
+func (e *Engine) InFlight() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inFlight
+}
+
 // LastRequest returns the most recent request received.
 func (e *Engine) LastRequest() Request {
 	e.mu.Lock()
@@ -214,6 +223,12 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 
 	e.mu.Lock()
 	e.requests++
+	e.inFlight++
+	defer func() {
+		e.mu.Lock()
+		e.inFlight--
+		e.mu.Unlock()
+	}()
 	e.last = req
 	delay := e.delay
 	fail := e.failN > 0

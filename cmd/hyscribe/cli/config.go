@@ -28,7 +28,7 @@ type Config struct {
 	ASRURL              string        // HYSCRIBE_ASR_URL
 	ASRAPIKey           string        // HYSCRIBE_ASR_API_KEY
 	ASRModel            string        // HYSCRIBE_ASR_MODEL
-	ASRMaxChunkSeconds  time.Duration // HYSCRIBE_ASR_MAX_CHUNK_SECONDS: longest piece sent in one request
+	ASRMaxChunk         time.Duration // HYSCRIBE_ASR_MAX_CHUNK_SECONDS: longest piece sent in one request
 	ASRMaxChunkBytes    int64         // HYSCRIBE_ASR_MAX_CHUNK_BYTES: largest piece sent in one request
 	ASRConcurrency      int           // HYSCRIBE_ASR_CONCURRENCY: requests in flight to the engine, per process
 	ASRBreakerFailures  int           // HYSCRIBE_ASR_BREAKER_FAILURES: consecutive failures that open the circuit
@@ -90,7 +90,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
 		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
 		ASRModel:            p.str("HYSCRIBE_ASR_MODEL", "whisper-1"),
-		ASRMaxChunkSeconds:  time.Duration(p.int("HYSCRIBE_ASR_MAX_CHUNK_SECONDS", 600)) * time.Second,
+		ASRMaxChunk:         time.Duration(p.int("HYSCRIBE_ASR_MAX_CHUNK_SECONDS", 600)) * time.Second,
 		ASRMaxChunkBytes:    int64(p.int("HYSCRIBE_ASR_MAX_CHUNK_BYTES", 24<<20)),
 		ASRConcurrency:      p.int("HYSCRIBE_ASR_CONCURRENCY", 4),
 		ASRBreakerFailures:  p.int("HYSCRIBE_ASR_BREAKER_FAILURES", 5),
@@ -136,7 +136,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("%s must be an absolute http(s) URL, not %q", u.name, u.v)
 		}
 	}
-	if c.ASRMaxChunkSeconds < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
+	if c.ASRMaxChunk < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_ASR_MAX_CHUNK_SECONDS and HYSCRIBE_ASR_MAX_CHUNK_BYTES must not be negative (0: no limit); HYSCRIBE_ASR_CONCURRENCY, HYSCRIBE_ASR_BREAKER_FAILURES and HYSCRIBE_ASR_BREAKER_OPEN_FOR must be positive")
 	}
 	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {

@@ -123,11 +123,16 @@ func TestPostgresOutageAnswers503AndRecovers(t *testing.T) {
 		a := poll(t, api, key, done)
 		return a.body["status"] == "transcribed", a.raw
 	})
-	engine.Delay(500 * time.Millisecond) // the next job is inside the engine at the cut
+	engine.Delay(3 * time.Second) // the next job is inside the engine at the cut, with room for a loaded machine
 	inFlight := createAndUpload(t, api, key, "single_voice", mono)
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "the second job inside the speech engine", 30*time.Second, func() (bool, string) {
+		return engine.InFlight() > 0, "no request in the engine"
+	})
 
 	proxy.Cut()
+	if engine.InFlight() == 0 {
+		t.Fatal("the job left the speech engine before the cut: the test would not cut Postgres under a job in flight")
+	}
 	for _, id := range []string{done, inFlight} {
 		a := poll(t, api, key, id)
 		if a.status != http.StatusServiceUnavailable || a.body["code"] != "unavailable" || a.body["error"] == "" {

@@ -17,19 +17,14 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
 	"github.com/hyscribe/hyscribe/adapters/asr"
 	"github.com/hyscribe/hyscribe/adapters/blob"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
-	"github.com/hyscribe/hyscribe/adapters/diarize"
-	"github.com/hyscribe/hyscribe/adapters/extractive"
 	httpapi "github.com/hyscribe/hyscribe/adapters/httpapi"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
-	"github.com/hyscribe/hyscribe/adapters/llm"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
-	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/postgres"
 	"github.com/hyscribe/hyscribe/adapters/s3"
@@ -49,46 +44,6 @@ const (
 	RoleAPI Role = 1 << iota
 	RoleWorker
 )
-
-// The pipeline stages a worker can run (DESIGN §3).
-const (
-	StageProcess    = "process"
-	StageTranscribe = "transcribe"
-	StageEnrich     = "enrich"
-	StageNotify     = "notify"
-	StageAnalyze    = "analyze"
-	// StageAnalytics is the ClickHouse sink; it runs only when
-	// CLICKHOUSE_DSN is set (DESIGN §4).
-	StageAnalytics = "analytics"
-	// StageUploads learns of uploads from the object store's notifications;
-	// it runs only with S3 uploads (HYSCRIBE_S3_ENDPOINT).
-	StageUploads = "uploads"
-)
-
-// AllStages is every stage, in pipeline order.
-var AllStages = []string{StageUploads, StageProcess, StageTranscribe, StageEnrich, StageNotify, StageAnalyze, StageAnalytics}
-
-func parseStages(s string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		known := false
-		for _, st := range AllStages {
-			known = known || st == name
-		}
-		if !known {
-			return nil, fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(AllStages, ","))
-		}
-		out = append(out, name)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("--stages names no stage")
-	}
-	return out, nil
-}
 
 // storeCloser is every store port plus Close.
 type storeCloser interface {
@@ -132,7 +87,8 @@ type Service struct {
 	web      *fiber.App
 	health   *http.Server // a worker's /healthz and /metrics
 	healthAt string
-	notify   *app.NotifyReceiver
+	notify   *app.DeliverEvents
+	webhooks *webhook.Sender // one per process: every delivery to a receiver shares its circuit breaker
 	sink     *clickhouse.Store
 	reports  *clickhouse.Store // the web application's analytics
 
@@ -227,6 +183,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if err != nil {
 		return nil, err
 	}
+	s.webhooks = webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	s.cancelWork = cancel
@@ -247,6 +204,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
+		skipped := reg.Counter("hyscribe_sweeper_errors_total", "Stale jobs the sweeper could not handle and skipped (logged with their docId).")
+		sweeper.JobFailed = func(domain.DocID, error) { skipped.With().Inc() }
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
 	}
 
@@ -319,12 +278,11 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 			reports = ch
 		}
 	}
-	sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: s.log})
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
 	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL}, web.Deps{
 		People:     people,
 		Provision:  app.NewProvision(s.store, s.store, clock),
-		Recordings: app.NewRecordings(s.store, blobs, sender, analysis.New(), reports, clock),
+		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
 		Logger:     s.log,
 	}), nil
 }
@@ -414,123 +372,6 @@ func uploadSecret(cfg Config) ([]byte, error) {
 		return []byte(cfg.UploadSecret), nil
 	}
 	return blob.LoadOrCreateSecret(filepath.Join(cfg.DataDir, "upload-signing.key"))
-}
-
-func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.BlobStore, clock ports.Clock, log *slog.Logger, reg *metrics.Registry) error {
-	cfg := s.cfg
-	fail := app.NewFailJob(s.store, clock)
-	handled := reg.Counter("hyscribe_stage_events_total", "Pipeline events handled, by stage, topic and result.", "stage", "topic", "result")
-	latency := reg.Histogram("hyscribe_stage_duration_seconds", "Time to handle one pipeline event.", []float64{.005, .01, .05, .1, .5, 1, 5, 15, 60, 300}, "stage")
-	retried := reg.Counter("hyscribe_stage_retries_total", "Handler attempts that failed and were retried.", "stage", "topic")
-	dead := reg.Counter("hyscribe_stage_dead_letters_total", "Records sent to a dead-letter topic.", "stage", "topic")
-	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit); attempts not counted.", "stage", "topic")
-	for _, stage := range stages {
-		var (
-			topics   []string
-			handler  func(context.Context, domain.Event) error
-			giveUp   = true
-			onGiveUp kafka.GiveUpFunc
-			decode   func(string, []byte) (domain.Event, error)
-		)
-		switch stage {
-		case StageUploads:
-			if s.s3 == nil {
-				log.Info("stage uploads not started: uploads are served by the API (set HYSCRIBE_S3_ENDPOINT for S3 uploads)")
-				continue
-			}
-			topics, decode = []string{domain.TopicStorageEvents}, s3.EventParser{Bucket: s.s3.Bucket()}.Parse
-			handler = app.NewCompleteStoredUpload(s.store, blobs, clock, cfg.MaxUploadBytes, log.With("stage", stage)).Handle
-		case StageAnalytics:
-			if err := s.startAnalytics(ctx, log, reg); err != nil {
-				return err
-			}
-			continue
-		case StageAnalyze:
-			var an ports.ChecklistAnalyzer = analysis.New()
-			var fallback ports.ChecklistAnalyzer
-			if cfg.LLMURL != "" {
-				chat, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
-				if err != nil {
-					return fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
-				}
-				an, fallback = chat, analysis.New()
-			}
-			uc := app.NewAnalyzeTranscript(s.store, s.store, s.store, an, fallback, clock, log)
-			topics, handler = []string{domain.TopicTranscriptReady}, uc.Handle
-			// A failed analysis never fails the job: it is recorded as failed.
-			onGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
-				log.Error("analysis gave up", "docId", ev.DocID, "err", err)
-				return uc.GiveUp(ctx, ev, app.AnalysisGiveUpReason(err))
-			}
-		case StageProcess:
-			topics, handler = []string{domain.TopicAudioUploaded}, app.NewProcessAudio(s.store, blobs, mp3.Prober{}, clock, cfg.MaxDuration).Handle
-		case StageTranscribe:
-			rec, err := recognizer(cfg, log, reg)
-			if err != nil {
-				return err
-			}
-			tmp := filepath.Join(cfg.DataDir, "tmp")
-			if err := os.MkdirAll(tmp, 0o750); err != nil {
-				return err
-			}
-			limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunkSeconds.Seconds()}
-			tr := app.NewTranscribeAudio(s.store, blobs, mp3.Splitter{}, rec, clock, tmp,
-				app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
-			topics, handler = []string{domain.TopicAudioProcessed}, tr.Handle
-		case StageEnrich:
-			var sum ports.Summarizer = extractive.New()
-			var fallback ports.Summarizer
-			if cfg.LLMURL != "" {
-				chat, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
-				if err != nil {
-					return fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
-				}
-				sum, fallback = chat, extractive.New()
-			}
-			topics, handler = []string{domain.TopicTranscriptRecognised}, app.NewEnrichTranscript(s.store, sum, fallback, clock, log).Handle
-		case StageNotify:
-			sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
-			s.notify = app.NewNotifyReceiver(s.store, s.store, s.store, sender, clock, s.publicURL, 256, log)
-			if _, err := s.notify.ResumePending(ctx, time.Minute); err != nil {
-				log.Warn("resume pending deliveries", "err", err)
-			}
-			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, s.notify.Handle, false
-		}
-		ccfg := kafka.ConsumerConfig{
-			Brokers: s.brokers, Group: "hyscribe-" + stage, Topics: topics, Handler: handler, Decode: decode,
-			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage),
-			ShutdownGrace: cfg.ShutdownGrace,
-			Metrics:       stageMetrics(stage, handled, latency, retried, dead, backedOff),
-			// A worker that dies without leaving its group holds its
-			// partitions until the session times out; then the others
-			// take them over.
-			ClientOpts: []kgo.Opt{
-				kgo.SessionTimeout(cfg.KafkaSessionTimeout),
-				kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
-			},
-		}
-		if onGiveUp != nil {
-			ccfg.OnGiveUp = onGiveUp
-		} else if giveUp {
-			st := stage
-			ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
-				log.Error("stage gave up on a job", "stage", st, "docId", ev.DocID, "err", err)
-				return fail.Handle(ctx, ev.DocID, app.GiveUpReason(st, err))
-			}
-		}
-		c, err := kafka.NewConsumer(ccfg)
-		if err != nil {
-			return fmt.Errorf("stage %s: %w", stage, err)
-		}
-		s.consumers.Add(1)
-		go func() {
-			defer s.consumers.Done()
-			if err := c.Run(ctx); err != nil {
-				log.Error("stage stopped", "stage", stage, "err", err)
-			}
-		}()
-	}
-	return nil
 }
 
 // startAnalytics runs the ClickHouse sink of analysis.ready and job.status

@@ -108,12 +108,17 @@ func TestRestartMidPipelineLosesNoJob(t *testing.T) {
 		call(t, "PUT", created.UploadURL, "", bytes.NewReader(audio), 200, nil)
 		ids = append(ids, created.DocID)
 	}
-	time.Sleep(1200 * time.Millisecond) // some jobs are now inside the speech engine
+	waitFor(t, "a job inside the speech engine", 30*time.Second, func() (bool, string) {
+		return engine.InFlight() > 0, "no request in the engine"
+	})
 	if err := svc.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	before := statuses(t, vars["HYSCRIBE_DATA_DIR"], ids)
 	t.Logf("at stop: %v", before)
+	if before[domain.StatusConverting] == 0 || before[domain.StatusTranscribed] == jobs {
+		t.Fatalf("at stop no job was mid-recognition (%v): the restart would resume nothing", before)
+	}
 
 	cfg.HTTPAddr = "127.0.0.1:0"
 	svc, err = cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, logs)

@@ -1,0 +1,355 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// Jobs.
+
+// JobCols are the columns a job is read from.
+var JobCols = []string{
+	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
+	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
+	"language_code", "error", "redrives", "checklist_version",
+}
+
+// JobWriteCols are the columns a job row is written with: JobCols and
+// search_text, which only the history's search reads.
+var JobWriteCols = append(slices.Clone(JobCols), "search_text")
+
+// JobRow lists j's values in JobWriteCols order.
+func JobRow(j domain.Job) ([]any, error) {
+	var meta, audio, segs *string
+	if j.Metadata != nil {
+		meta = new(string(j.Metadata))
+	}
+	if j.Audio != nil {
+		b, err := json.Marshal(j.Audio)
+		if err != nil {
+			return nil, fmt.Errorf("encode audio: %w", err)
+		}
+		audio = new(string(b))
+	}
+	if len(j.Segments) > 0 {
+		b, err := json.Marshal(j.Segments)
+		if err != nil {
+			return nil, fmt.Errorf("encode segments: %w", err)
+		}
+		segs = new(string(b))
+	}
+	return []any{
+		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
+		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
+		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
+		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
+		webquery.SearchText(j.Title, j.Transcription),
+	}, nil
+}
+
+// JobScan holds a job row's columns (JobCols) as scanned, before decoding:
+// scan into Dest, then call Job.
+type JobScan struct {
+	j                         domain.Job
+	meta, audio, segs         *string
+	created, updated, expires int64
+}
+
+// Dest lists the scan destinations in JobCols order.
+func (r *JobScan) Dest() []any {
+	j := &r.j
+	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
+		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
+		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion}
+}
+
+// Head is the scanned job without what needs decoding (metadata, audio,
+// segments): its IDs, status, times and text.
+func (r *JobScan) Head() domain.Job {
+	j := r.j
+	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = FromMs(r.created), FromMs(r.updated), FromMs(r.expires)
+	return j
+}
+
+// Job decodes the scanned row.
+func (r *JobScan) Job() (domain.Job, error) {
+	j := r.Head()
+	if r.meta != nil {
+		j.Metadata = json.RawMessage(*r.meta)
+	}
+	if r.audio != nil {
+		j.Audio = new(domain.AudioInfo)
+		if err := json.Unmarshal([]byte(*r.audio), j.Audio); err != nil {
+			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
+		}
+	}
+	if r.segs != nil {
+		if err := json.Unmarshal([]byte(*r.segs), &j.Segments); err != nil {
+			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
+		}
+	}
+	return j, nil
+}
+
+// ScanJob reads one job row (JobCols).
+func ScanJob(sc Scanner) (domain.Job, error) {
+	var r JobScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.Job{}, err
+	}
+	return r.Job()
+}
+
+// ScanStaleJob reads one row of the sweeper's list (JobCols). A row whose
+// JSON cannot be decoded is listed all the same, as its Head: the sweeper
+// then fails to update that job, logs it and goes on, where an error here
+// would stop every sweep at that row (the list is oldest first).
+func ScanStaleJob(sc Scanner) (domain.Job, error) {
+	var r JobScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.Job{}, err
+	}
+	if j, err := r.Job(); err == nil {
+		return j, nil
+	}
+	return r.Head(), nil
+}
+
+// Accounts.
+
+// AccountCols are an account's columns.
+var AccountCols = []string{
+	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
+	"notify_failures", "created_at",
+}
+
+// AccountRow lists a's values in AccountCols order.
+func AccountRow(a domain.Account) []any {
+	return []any{
+		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
+		a.NotifyFailures, ToMs(a.CreatedAt),
+	}
+}
+
+// AccountScan holds an account row (AccountCols) as scanned: scan into
+// Dest, then call Account. It reads an account selected beside other
+// columns.
+type AccountScan struct {
+	a       domain.Account
+	created int64
+}
+
+// Dest lists the scan destinations in AccountCols order.
+func (r *AccountScan) Dest() []any {
+	a := &r.a
+	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
+		&a.NotifyFailures, &r.created}
+}
+
+// Account decodes the scanned row.
+func (r *AccountScan) Account() domain.Account {
+	a := r.a
+	a.CreatedAt = FromMs(r.created)
+	return a
+}
+
+// ScanAccount reads one account row (AccountCols).
+func ScanAccount(sc Scanner) (domain.Account, error) {
+	var r AccountScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.Account{}, err
+	}
+	return r.Account(), nil
+}
+
+// Users.
+
+// UserCols are a user's columns.
+var UserCols = []string{
+	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at",
+}
+
+// UserRow lists u's values in UserCols order. No invitation expiry is NULL.
+func UserRow(u domain.User) []any {
+	var invExpires *int64
+	if !u.InviteExpiresAt.IsZero() {
+		invExpires = ToNullMs(&u.InviteExpiresAt)
+	}
+	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, ToMs(u.CreatedAt)}
+}
+
+// ScanUser reads one user row (UserCols).
+func ScanUser(sc Scanner) (domain.User, error) {
+	var u domain.User
+	var invExpires *int64
+	var created int64
+	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
+		return domain.User{}, err
+	}
+	if t := FromNullMs(invExpires); t != nil {
+		u.InviteExpiresAt = *t
+	}
+	u.CreatedAt = FromMs(created)
+	return u, nil
+}
+
+// Analyses.
+
+// AnalysisCols are an analysis's columns.
+var AnalysisCols = []string{
+	"id", "doc_id", "account_id", "checklist_id", "checklist_version", "checklist_name", "status", "error", "results", "created_at",
+}
+
+// AnalysisRow lists a's values in AnalysisCols order; no results are
+// written as an empty object.
+func AnalysisRow(a domain.Analysis) ([]any, error) {
+	if a.Results == nil {
+		a.Results = map[string]domain.QuestionResult{}
+	}
+	results, err := json.Marshal(a.Results)
+	if err != nil {
+		return nil, fmt.Errorf("encode results: %w", err)
+	}
+	return []any{a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
+		a.Status, a.Error, string(results), ToMs(a.CreatedAt)}, nil
+}
+
+// ScanAnalysis reads one analysis row (AnalysisCols).
+func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
+	var a domain.Analysis
+	var results string
+	var created int64
+	if err := sc.Scan(&a.ID, &a.DocID, &a.AccountID, &a.ChecklistID, &a.ChecklistVersion, &a.ChecklistName,
+		&a.Status, &a.Error, &results, &created); err != nil {
+		return domain.Analysis{}, err
+	}
+	if err := json.Unmarshal([]byte(results), &a.Results); err != nil {
+		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
+	}
+	a.CreatedAt = FromMs(created)
+	return a, nil
+}
+
+// Deliveries.
+
+// DeliveryCols are a delivery's columns.
+var DeliveryCols = []string{
+	"id", "event_id", "doc_id", "account_id", "event_type", "url", "payload", "status", "http_status",
+	"latency_ms", "error", "created_at", "attempted_at",
+}
+
+// DeliveryRow lists d's values in DeliveryCols order; no payload is NULL.
+func DeliveryRow(d domain.Delivery) []any {
+	var payload any
+	if d.Payload != nil {
+		payload = d.Payload
+	}
+	return []any{d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, payload,
+		d.Status, d.HTTPStatus, d.LatencyMs, d.Error, ToMs(d.CreatedAt), ToNullMs(d.AttemptedAt)}
+}
+
+// ScanDelivery reads one delivery row (DeliveryCols).
+func ScanDelivery(sc Scanner) (domain.Delivery, error) {
+	var d domain.Delivery
+	var created int64
+	var attempted *int64
+	err := sc.Scan(&d.ID, &d.EventID, &d.DocID, &d.AccountID, &d.EventType, &d.URL, &d.Payload, &d.Status,
+		&d.HTTPStatus, &d.LatencyMs, &d.Error, &created, &attempted)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	d.CreatedAt, d.AttemptedAt = FromMs(created), FromNullMs(attempted)
+	return d, nil
+}
+
+// Checklists.
+
+// ChecklistCols are a checklist version's columns.
+var ChecklistCols = []string{"id", "version", "account_id", "name", "questions", "archived", "created_at"}
+
+// ChecklistRow lists c's values in ChecklistCols order.
+func ChecklistRow(c domain.Checklist) ([]any, error) {
+	questions, err := json.Marshal(c.Questions)
+	if err != nil {
+		return nil, fmt.Errorf("encode questions: %w", err)
+	}
+	return []any{c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, ToMs(c.CreatedAt)}, nil
+}
+
+// ScanChecklist reads one checklist row (ChecklistCols).
+func ScanChecklist(sc Scanner) (domain.Checklist, error) {
+	var c domain.Checklist
+	var questions string
+	var created int64
+	if err := sc.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
+		return domain.Checklist{}, err
+	}
+	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
+		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
+	}
+	c.CreatedAt = FromMs(created)
+	return c, nil
+}
+
+// API keys.
+
+// APIKeyCols are an API key's columns.
+var APIKeyCols = []string{"id", "account_id", "prefix", "hash", "created_at", "last_used_at", "revoked_at"}
+
+// APIKeyRow lists k's values in APIKeyCols order.
+func APIKeyRow(k domain.APIKey) []any {
+	return []any{k.ID, string(k.AccountID), k.Prefix, k.Hash, ToMs(k.CreatedAt), ToNullMs(k.LastUsedAt), ToNullMs(k.RevokedAt)}
+}
+
+// APIKeyScan holds a key row (APIKeyCols) as scanned: scan into Dest, then
+// call Key.
+type APIKeyScan struct {
+	k                 domain.APIKey
+	created           int64
+	lastUsed, revoked *int64
+}
+
+// Dest lists the scan destinations in APIKeyCols order.
+func (r *APIKeyScan) Dest() []any {
+	k := &r.k
+	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, &r.created, &r.lastUsed, &r.revoked}
+}
+
+// Key decodes the scanned row.
+func (r *APIKeyScan) Key() domain.APIKey {
+	k := r.k
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt = FromMs(r.created), FromNullMs(r.lastUsed), FromNullMs(r.revoked)
+	return k
+}
+
+// The outbox.
+
+// OutboxCols are the columns an event is written to the outbox with.
+var OutboxCols = []string{"event_id", "topic", "doc_id", "payload", "created_at"}
+
+// OutboxRow lists e's values in OutboxCols order, written at now.
+func OutboxRow(e domain.Event, now time.Time) []any {
+	return []any{e.ID, e.Topic, string(e.DocID), string(e.Marshal()), ToMs(now)}
+}
+
+// FindUserQuery is the query that finds the user whose one key by sets,
+// with the column it looks in and the value.
+func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, err error) {
+	column, value, err = webquery.UserColumn(by)
+	if err != nil {
+		return "", "", "", err
+	}
+	query = Select("users", UserCols) + " WHERE " + column + " = " + d.Param(1)
+	if column == "invite_hash" {
+		// Restates what UserColumn ensures (the value is not ''), so that
+		// the partial index users_invite applies.
+		query += " AND invite_hash <> ''"
+	}
+	return query, column, value, nil
+}

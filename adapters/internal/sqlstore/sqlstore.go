@@ -1,0 +1,102 @@
+// Package sqlstore is what the SQLite and Postgres stores share, as Ardan's
+// commondb: each table's columns, the row a domain value is written as and
+// the scanning of a row back into it, and the placeholders of each dialect.
+// A new column is one change here. The stores keep only what differs between
+// the engines: transactions and locking, upserts, ClaimOutbox, migrations.
+//
+// Rows are written with plain Go values, nil pointers for NULL, and scanned
+// into pointers to pointers; database/sql and pgx both take them.
+package sqlstore
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Scanner is one row: *sql.Row, *sql.Rows, pgx.Row, pgx.Rows. Scan errors
+// are returned as the driver gives them, for the store to translate.
+type Scanner interface{ Scan(dest ...any) error }
+
+// Times are stored as unix milliseconds, UTC.
+
+// ToMs is t as stored.
+func ToMs(t time.Time) int64 { return t.UnixMilli() }
+
+// FromMs is a stored time.
+func FromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// ToNullMs is t as stored, NULL (nil) when t is nil.
+func ToNullMs(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := t.UnixMilli()
+	return &v
+}
+
+// FromNullMs is a stored time that may be NULL.
+func FromNullMs(v *int64) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t := FromMs(*v)
+	return &t
+}
+
+// Dialect is how an engine writes the n-th parameter of a statement.
+type Dialect int
+
+// The two engines.
+const (
+	SQLite   Dialect = iota // ?
+	Postgres                // $1, $2, …
+)
+
+// Param is the n-th (from 1) parameter.
+func (d Dialect) Param(n int) string {
+	if d == Postgres {
+		return "$" + strconv.Itoa(n)
+	}
+	return "?"
+}
+
+// Params lists the parameters from..from+n-1: "$1, $2, $3" or "?, ?, ?".
+func (d Dialect) Params(from, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = d.Param(from + i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Insert is "INSERT INTO table (cols) VALUES (params)".
+func (d Dialect) Insert(table string, cols []string) string {
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + d.Params(1, len(cols)) + ")"
+}
+
+// UpdateSet is "b = p1, c = p2" for every column but the first (the key),
+// which is then parameter len(cols): see KeyLast.
+func (d Dialect) UpdateSet(cols []string) string {
+	parts := make([]string, 0, len(cols)-1)
+	for i, c := range cols[1:] {
+		parts = append(parts, c+" = "+d.Param(i+1))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Update is "UPDATE table SET <UpdateSet> WHERE key = p(len(cols))", the
+// key being the first column; its arguments are KeyLast(row).
+func (d Dialect) Update(table string, cols []string) string {
+	return "UPDATE " + table + " SET " + d.UpdateSet(cols) + " WHERE " + cols[0] + " = " + d.Param(len(cols))
+}
+
+// KeyLast moves a row's key (its first value) to the end, to match Update.
+func KeyLast(args []any) []any {
+	return append(append([]any{}, args[1:]...), args[0])
+}
+
+// Select is "SELECT cols FROM table".
+func Select(table string, cols []string) string {
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table
+}

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hyscribe/hyscribe/adapters/analysis"
+	"github.com/hyscribe/hyscribe/adapters/diarize"
+	"github.com/hyscribe/hyscribe/adapters/extractive"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/llm"
+	"github.com/hyscribe/hyscribe/adapters/metrics"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
+	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// The stage names, as app.Pipeline declares them.
+const (
+	StageUploads    = app.StageUploads
+	StageProcess    = app.StageProcess
+	StageTranscribe = app.StageTranscribe
+	StageEnrich     = app.StageEnrich
+	StageNotify     = app.StageNotify
+	StageAnalyze    = app.StageAnalyze
+	StageAnalytics  = app.StageAnalytics
+)
+
+// AllStages is every stage, in pipeline order: the names of app.Pipeline.
+var AllStages = app.StageNames()
+
+func parseStages(s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if _, ok := app.StageNamed(name); !ok {
+			return nil, fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(AllStages, ","))
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--stages names no stage")
+	}
+	return out, nil
+}
+
+// stageEnv is what building a stage's handler may use.
+type stageEnv struct {
+	ctx   context.Context
+	blobs ports.BlobStore
+	clock ports.Clock
+	log   *slog.Logger
+	reg   *metrics.Registry
+}
+
+// stageRun is what a stage's consumer runs.
+type stageRun struct {
+	handler  kafka.Handler
+	decode   func(topic string, value []byte) (domain.Event, error) // nil: hyscribe's envelope
+	onGiveUp kafka.GiveUpFunc                                       // the stage's own, for app.GiveUpFailAnalysis
+}
+
+// stageBuilders build the handler of each stage of app.Pipeline; a nil
+// stageRun is a stage off in this configuration (the builder logs why) or
+// one that runs its own consumer (analytics). A test checks every stage
+// has one.
+var stageBuilders = map[string]func(*Service, stageEnv) (*stageRun, error){
+	app.StageUploads:    (*Service).uploadsStage,
+	app.StageProcess:    (*Service).processStage,
+	app.StageTranscribe: (*Service).transcribeStage,
+	app.StageEnrich:     (*Service).enrichStage,
+	app.StageNotify:     (*Service).notifyStage,
+	app.StageAnalyze:    (*Service).analyzeStage,
+	app.StageAnalytics:  (*Service).analyticsStage,
+}
+
+func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.BlobStore, clock ports.Clock, log *slog.Logger, reg *metrics.Registry) error {
+	cfg := s.cfg
+	env := stageEnv{ctx: ctx, blobs: blobs, clock: clock, log: log, reg: reg}
+	fail := app.NewFailJob(s.store, clock)
+	handled := reg.Counter("hyscribe_stage_events_total", "Pipeline events handled, by stage, topic and result.", "stage", "topic", "result")
+	latency := reg.Histogram("hyscribe_stage_duration_seconds", "Time to handle one pipeline event.", []float64{.005, .01, .05, .1, .5, 1, 5, 15, 60, 300}, "stage")
+	retried := reg.Counter("hyscribe_stage_retries_total", "Handler attempts that failed and were retried.", "stage", "topic")
+	dead := reg.Counter("hyscribe_stage_dead_letters_total", "Records sent to a dead-letter topic.", "stage", "topic")
+	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit); attempts not counted.", "stage", "topic")
+	for _, name := range stages {
+		stage, ok := app.StageNamed(name)
+		if !ok {
+			return fmt.Errorf("unknown stage %q", name)
+		}
+		run, err := stageBuilders[name](s, env)
+		if err != nil {
+			return err
+		}
+		if run == nil {
+			continue
+		}
+		ccfg := kafka.ConsumerConfig{
+			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics, Handler: run.handler, Decode: run.decode,
+			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage.Name),
+			ShutdownGrace: cfg.ShutdownGrace,
+			Metrics:       stageMetrics(stage.Name, handled, latency, retried, dead, backedOff),
+			// A worker that dies without leaving its group holds its
+			// partitions until the session times out; then the others
+			// take them over.
+			ClientOpts: []kgo.Opt{
+				kgo.SessionTimeout(cfg.KafkaSessionTimeout),
+				kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
+			},
+		}
+		switch stage.GiveUp {
+		case app.GiveUpFailJob:
+			ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
+				log.Error("stage gave up on a job", "stage", stage.Name, "docId", ev.DocID, "err", err)
+				return fail.Handle(ctx, ev.DocID, app.GiveUpReason(stage.Name, err))
+			}
+		case app.GiveUpFailAnalysis:
+			ccfg.OnGiveUp = run.onGiveUp
+		}
+		c, err := kafka.NewConsumer(ccfg)
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", stage.Name, err)
+		}
+		s.consumers.Add(1)
+		go func() {
+			defer s.consumers.Done()
+			if err := c.Run(ctx); err != nil {
+				log.Error("stage stopped", "stage", stage.Name, "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+func (s *Service) uploadsStage(env stageEnv) (*stageRun, error) {
+	if s.s3 == nil {
+		env.log.Info("stage uploads not started: uploads are served by the API (set HYSCRIBE_S3_ENDPOINT for S3 uploads)")
+		return nil, nil
+	}
+	uc := app.NewCompleteStoredUpload(s.store, env.blobs, env.clock, s.cfg.MaxUploadBytes, env.log.With("stage", app.StageUploads))
+	return &stageRun{handler: uc.Handle, decode: s3.EventParser{Bucket: s.s3.Bucket()}.Parse}, nil
+}
+
+func (s *Service) processStage(env stageEnv) (*stageRun, error) {
+	uc := app.NewProcessAudio(s.store, env.blobs, mp3.Prober{}, env.clock, s.cfg.MaxDuration)
+	return &stageRun{handler: uc.Handle}, nil
+}
+
+func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
+	cfg := s.cfg
+	rec, err := recognizer(cfg, env.log, env.reg)
+	if err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
+		return nil, err
+	}
+	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
+	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp,
+		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
+	return &stageRun{handler: uc.Handle}, nil
+}
+
+func (s *Service) enrichStage(env stageEnv) (*stageRun, error) {
+	var sum ports.Summarizer = extractive.New()
+	var fallback ports.Summarizer
+	if chat, err := s.chatModel(); err != nil {
+		return nil, err
+	} else if chat != nil {
+		sum, fallback = chat, extractive.New()
+	}
+	return &stageRun{handler: app.NewEnrichTranscript(s.store, sum, fallback, env.clock, env.log).Handle}, nil
+}
+
+func (s *Service) notifyStage(env stageEnv) (*stageRun, error) {
+	s.notify = app.NewDeliverEvents(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
+	if _, err := s.notify.ResumePending(env.ctx, time.Minute); err != nil {
+		env.log.Warn("resume pending deliveries", "err", err)
+	}
+	return &stageRun{handler: s.notify.Handle}, nil
+}
+
+func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
+	var an ports.ChecklistAnalyzer = analysis.New()
+	var fallback ports.ChecklistAnalyzer
+	if chat, err := s.chatModel(); err != nil {
+		return nil, err
+	} else if chat != nil {
+		an, fallback = chat, analysis.New()
+	}
+	uc := app.NewAnalyzeTranscript(s.store, s.store, s.store, an, fallback, env.clock, env.log)
+	return &stageRun{handler: uc.Handle, onGiveUp: func(ctx context.Context, ev domain.Event, err error) error {
+		// A failed analysis never fails the job: it is recorded as failed.
+		env.log.Error("analysis gave up", "docId", ev.DocID, "err", err)
+		return uc.GiveUp(ctx, ev, app.AnalysisGiveUpReason(err))
+	}}, nil
+}
+
+// analyticsStage runs its own batch consumer (startAnalytics).
+func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
+	return nil, s.startAnalytics(env.ctx, env.log, env.reg)
+}
+
+// chatModel is the outside model enrich and analyze use when HYSCRIBE_LLM_URL
+// is set; nil without it.
+func (s *Service) chatModel() (*llm.Client, error) {
+	if s.cfg.LLMURL == "" {
+		return nil, nil
+	}
+	chat, err := llm.New(llm.Config{BaseURL: s.cfg.LLMURL, APIKey: s.cfg.LLMAPIKey, Model: s.cfg.LLMModel})
+	if err != nil {
+		return nil, fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
+	}
+	return chat, nil
+}
