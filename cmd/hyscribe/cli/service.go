@@ -185,6 +185,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()
+	registerProcessMetrics(reg)
 
 	// Kafka: real brokers, or an embedded cluster outside consumers can read.
 	s.brokers = cfg.KafkaBrokers
