@@ -234,16 +234,20 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	stageCtx, cancelStages := context.WithCancel(context.Background())
 	s.cancelStages = cancelStages
 
-	s.relay = app.NewRelay(s.store, s.pub, clock, log)
+	s.relay = app.NewRelay(s.store, observePublisher(s.pub, reg), clock, log)
 	// Records claimed by a relay that died unpublished wait this long
 	// before another relay takes them.
 	s.relay.Lease = cfg.OutboxLease
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
+	s.watchOutbox(workCtx, reg, clock)
 
 	if roles&RoleWorker != 0 {
 		if err = s.startStages(stageCtx, stages, blobs, clock, log, reg); err != nil {
+			return nil, err
+		}
+		if err = s.watchConsumers(workCtx, reg); err != nil {
 			return nil, err
 		}
 		sweeper := app.NewSweeper(s.store, clock, log)
@@ -490,7 +494,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 			}
 			topics, handler = []string{domain.TopicTranscriptRecognised}, app.NewEnrichTranscript(s.store, sum, fallback, clock, log).Handle
 		case StageNotify:
-			sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
+			sender := observeSender(webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log}), reg)
 			s.notify = app.NewNotifyReceiver(s.store, s.store, s.store, sender, clock, s.publicURL, 256, log)
 			if _, err := s.notify.ResumePending(ctx, time.Minute); err != nil {
 				log.Warn("resume pending deliveries", "err", err)
