@@ -24,6 +24,8 @@ command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)
 command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
 # The web application's browser tests drive Debian's Chromium (headless).
 [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
+# promtool checks deploy/prometheus/ (alert rules) and /metrics' output.
+command -v promtool >/dev/null 2>&1 || need_pkgs+=(prometheus)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -115,6 +116,15 @@ func TestOperatorsSeeAJobInMetricsAndLogs(t *testing.T) {
 			t.Fatalf("/metrics lacks %q\n%s", missing, body)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+
+	// What the service exports passes Prometheus' own linter.
+	if promtool := os.Getenv("HYSCRIBE_TEST_PROMTOOL"); promtool != "" {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = strings.NewReader(scrape())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
 	}
 
 	// The job's way through the stages, one line per stage.
