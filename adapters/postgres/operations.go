@@ -21,3 +21,11 @@ func (s *Store) OutboxBacklog(ctx context.Context) (int, time.Time, error) {
 	}
 	return n, fromMs(*oldest), nil
 }
+
+// Ping reports whether the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres.Ping: %w", err)
+	}
+	return nil
+}

@@ -22,3 +22,11 @@ func (s *Store) OutboxBacklog(ctx context.Context) (int, time.Time, error) {
 	}
 	return n, fromMs(oldest.Int64), nil
 }
+
+// Ping reports whether the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite.Ping: %w", err)
+	}
+	return nil
+}

@@ -267,6 +267,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Ready:     s.isReady,
+			Readiness: s.readiness,
 			Web:       webapp.Register,
 			Metrics:   reg,
 			Logger:    log,
@@ -352,6 +353,7 @@ func (s *Service) serveHealth(reg *metrics.Registry) error {
 		}
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
+	mux.HandleFunc("GET /readyz", s.serveReadyz)
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_ = reg.WriteText(w)
