@@ -76,3 +76,13 @@ bash .ci/clickhouse.sh
 
 # MinIO for the S3 upload tests (built once from the module proxy, cached).
 bash .ci/minio.sh build
+
+# kubeconform lints deploy/k8s against the Kubernetes schemas kept in
+# deploy/k8s/schemas; built from the Go module proxy into a cache outside
+# the work tree (the Makefile's HYSCRIBE_TEST_KUBECONFORM).
+KUBECONFORM_VERSION=v0.8.0
+kc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/hyscribe/bin"
+if ! go version -m "$kc_bin/kubeconform" 2>/dev/null | grep -q "github.com/yannh/kubeconform[[:space:]]*${KUBECONFORM_VERSION}"; then
+  echo "deps: building kubeconform ${KUBECONFORM_VERSION} into $kc_bin"
+  GOBIN="$kc_bin" go install "github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}"
+fi

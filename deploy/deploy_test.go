@@ -225,9 +225,9 @@ func TestKubernetesManifests(t *testing.T) {
 					if kind != "Deployment" {
 						continue
 					}
-					for _, probe := range []string{"readinessProbe", "livenessProbe"} {
-						if dig(c, probe, "httpGet", "path") != "/healthz" {
-							t.Errorf("%s: %s is not GET /healthz", where, probe)
+					for probe, path := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/healthz"} {
+						if dig(c, probe, "httpGet", "path") != path {
+							t.Errorf("%s: %s is not GET %s", where, probe, path)
 						}
 					}
 					if strs(dig(c, "args"))[0] == "worker" && !slices.ContainsFunc(envNames(c), func(s string) bool { return s == "HYSCRIBE_HEALTH_ADDR" }) {
