@@ -245,6 +245,7 @@ func queueEvents(b *pgx.Batch, events []domain.Event) {
 	for _, e := range events {
 		b.Queue(outboxInsert, e.ID, e.Topic, string(e.DocID), string(e.Marshal()), now)
 	}
+	queueHistory(b, events)
 	// Delivered at commit to the listeners of every process (see listen).
 	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)
 }

@@ -56,6 +56,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"checklist", "show", "--help"}, "hyscribe checklist show"},
 		{[]string{"user", "invite", "-h"}, "hyscribe user invite"},
 		{[]string{"report", "checklist", "--help"}, "hyscribe report checklist"},
+		{[]string{"job", "show", "--help"}, "hyscribe job show --doc"},
 		{[]string{"version", "--help"}, "hyscribe version"},
 	} {
 		code, out, errOut := runBinary(t, tc.args...)

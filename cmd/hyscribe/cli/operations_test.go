@@ -3,6 +3,8 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 type lockedBuffer struct {
@@ -138,6 +141,58 @@ func TestOperatorsSeeAJobInMetricsAndLogs(t *testing.T) {
 	}
 	if job.Transcription == "" || strings.Contains(log, job.Transcription) || strings.Contains(log, "hook-secret-value") {
 		t.Errorf("the log holds the transcript %q or the webhook secret:\n%s", job.Transcription, log)
+	}
+
+	// hyscribe job show: the states with times, the events and the
+	// delivery, from the store; no transcript or secret.
+	var out, errb bytes.Buffer
+	if err := cli.Run(context.Background(), []string{"job", "show", "--doc", created.DocID}, getenv, &out, &errb); err != nil {
+		t.Fatalf("job show: %v\n%s", err, errb.String())
+	}
+	var shown struct {
+		DocID  string
+		Status string
+		States []struct {
+			Status string
+			At     time.Time
+		}
+		Events     []struct{ Type, Topic string }
+		Deliveries []struct {
+			EventType, Status string
+			HTTPStatus        int
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &shown); err != nil {
+		t.Fatalf("job show printed %q: %v", out.String(), err)
+	}
+	var states []string
+	for i, st := range shown.States {
+		states = append(states, st.Status)
+		if i > 0 && st.At.Before(shown.States[i-1].At) {
+			t.Errorf("states out of order: %+v", shown.States)
+		}
+	}
+	if shown.DocID != created.DocID || shown.Status != "transcribed" || strings.Join(states, ",") != "uploading,processing,converting,transcribed" {
+		t.Errorf("job show: %s", out.String())
+	}
+	types := map[string]bool{}
+	for _, e := range shown.Events {
+		types[e.Type] = true
+	}
+	for _, typ := range []string{"audio.uploaded", "audio.processed", "transcript.recognised", "transcript.ready", "job.status"} {
+		if !types[typ] {
+			t.Errorf("job show lists no %s event: %s", typ, out.String())
+		}
+	}
+	if len(shown.Deliveries) != 1 || shown.Deliveries[0].EventType != "transcript_ready" || shown.Deliveries[0].HTTPStatus != 200 {
+		t.Errorf("job show deliveries: %+v", shown.Deliveries)
+	}
+	if strings.Contains(out.String(), job.Transcription) || strings.Contains(out.String(), "hook-secret-value") {
+		t.Errorf("job show prints the transcript or the secret: %s", out.String())
+	}
+	err = cli.Run(context.Background(), []string{"job", "show", "--doc", "no-such-doc"}, getenv, io.Discard, io.Discard)
+	if !errors.Is(err, domain.ErrNotFound) || cli.ExitCode(err) != 1 {
+		t.Errorf("job show of an unknown doc: %v", err)
 	}
 }
 

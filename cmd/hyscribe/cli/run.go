@@ -43,6 +43,7 @@ usage:
                           prints a one-time link to /app/invite/… (valid 7 days)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
+  hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
   hyscribe version                     the version, commit and Go version (also --version)
 
 Every command prints its own help with -h or --help.
@@ -116,6 +117,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrateCmd(ctx, cfg, stdout)
 	case "report":
 		return reportCmd(ctx, cfg, args[1:], stdout, stderr)
+	case "job":
+		return jobCmd(ctx, cfg, args[1:], stdout, stderr)
 	}
 	return nil
 }
