@@ -12,21 +12,24 @@ import (
 	"testing"
 )
 
-// promtool is the Prometheus tool the Makefile names
-// (HYSCRIBE_TEST_PROMTOOL; .ci/deps.sh installs Debian's). Set, a missing
-// tool fails the tests; unset, they skip.
-func promtool(t *testing.T) string {
+// tool is the outside tool the Makefile names in the variable env
+// (.ci/deps.sh installs them): set, a missing tool fails the test; unset,
+// the test skips.
+func tool(t *testing.T, env string) string {
 	t.Helper()
-	p := os.Getenv("HYSCRIBE_TEST_PROMTOOL")
+	p := os.Getenv(env)
 	if p == "" {
-		t.Skip("HYSCRIBE_TEST_PROMTOOL is not set")
+		t.Skip(env + " is not set")
 	}
 	path, err := exec.LookPath(p)
 	if err != nil {
-		t.Fatalf("HYSCRIBE_TEST_PROMTOOL=%s: %v", p, err)
+		t.Fatalf("%s=%s: %v", env, p, err)
 	}
 	return path
 }
+
+// promtool is Prometheus' tool (Debian's prometheus package).
+func promtool(t *testing.T) string { t.Helper(); return tool(t, "HYSCRIBE_TEST_PROMTOOL") }
 
 func runTool(t *testing.T, dir, bin string, args ...string) {
 	t.Helper()
