@@ -33,6 +33,7 @@ var kinds = []string{
 	"io.k8s.api.core.v1.Service",
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
 	"io.k8s.api.policy.v1.PodDisruptionBudget",
+	"io.k8s.api.networking.v1.NetworkPolicy",
 }
 
 func main() {
