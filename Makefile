@@ -42,7 +42,7 @@ run:
 build:
 	$(GO) build -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary)
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform)
 deps:
 	bash .ci/deps.sh
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the outside tools the tests use (kcat, Postgres, ClickHouse, MinIO,
-# Chromium)
+# Chromium, promtool, kubeconform)
 # on a fresh Debian machine, and starts the servers they need unless already
 # running. Idempotent; quiet when all is there.
 set -euo pipefail
