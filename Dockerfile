@@ -7,7 +7,13 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # Pure Go (SQLite is modernc.org/sqlite): a static binary.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/hyscribe ./cmd/hyscribe \
+# `hyscribe version` prints these (the build context has no .git):
+#   docker build --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse HEAD) .
+ARG VERSION=""
+ARG COMMIT=""
+RUN CGO_ENABLED=0 go build -trimpath \
+      -ldflags="-s -w -X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.version=${VERSION} -X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.commit=${COMMIT}" \
+      -o /out/hyscribe ./cmd/hyscribe \
  && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -18,6 +18,14 @@ export HYSCRIBE_TEST_MINIO_BIN
 # installs Debian's). Set, a missing browser fails the tests; unset, they skip.
 HYSCRIBE_TEST_CHROMIUM ?= /usr/bin/chromium
 export HYSCRIBE_TEST_CHROMIUM
+# promtool checks the alert rules, the dashboard's queries and /metrics
+# (.ci/deps.sh installs Debian's prometheus package); kubeconform lints
+# deploy/k8s against the Kubernetes schemas in deploy/k8s/schemas
+# (.ci/deps.sh installs it from the Go module proxy). Unset to skip.
+HYSCRIBE_TEST_PROMTOOL ?= promtool
+export HYSCRIBE_TEST_PROMTOOL
+HYSCRIBE_TEST_KUBECONFORM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kubeconform
+export HYSCRIBE_TEST_KUBECONFORM
 # Where the browser tests save their screenshots (look at them).
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS
@@ -34,7 +42,7 @@ run:
 build:
 	$(GO) build -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary)
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform)
 deps:
 	bash .ci/deps.sh
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the outside tools the tests use (kcat, Postgres, ClickHouse, MinIO,
-# Chromium)
+# Chromium, promtool, kubeconform)
 # on a fresh Debian machine, and starts the servers they need unless already
 # running. Idempotent; quiet when all is there.
 set -euo pipefail
@@ -24,6 +24,8 @@ command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)
 command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
 # The web application's browser tests drive Debian's Chromium (headless).
 [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
+# promtool checks deploy/prometheus/ (alert rules) and /metrics' output.
+command -v promtool >/dev/null 2>&1 || need_pkgs+=(prometheus)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from
@@ -74,3 +76,13 @@ bash .ci/clickhouse.sh
 
 # MinIO for the S3 upload tests (built once from the module proxy, cached).
 bash .ci/minio.sh build
+
+# kubeconform lints deploy/k8s against the Kubernetes schemas kept in
+# deploy/k8s/schemas; built from the Go module proxy into a cache outside
+# the work tree (the Makefile's HYSCRIBE_TEST_KUBECONFORM).
+KUBECONFORM_VERSION=v0.8.0
+kc_bin="${XDG_CACHE_HOME:-$HOME/.cache}/hyscribe/bin"
+if ! go version -m "$kc_bin/kubeconform" 2>/dev/null | grep -q "github.com/yannh/kubeconform[[:space:]]*${KUBECONFORM_VERSION}"; then
+  echo "deps: building kubeconform ${KUBECONFORM_VERSION} into $kc_bin"
+  GOBIN="$kc_bin" go install "github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}"
+fi

@@ -157,7 +157,7 @@ func TestComposeMatchesTheOperatingContract(t *testing.T) {
 	if c := strs(dig(services, "api", "command")); len(c) == 0 || c[0] != "api" {
 		t.Errorf("compose api runs %v", c)
 	}
-	if c := strs(dig(services, "worker", "command")); !slices.Contains(c, strings.Join([]string{app.StageUploads, app.StageProcess, app.StageTranscribe, app.StageEnrich, app.StageNotify}, ",")) {
+	if c := strs(dig(services, "worker", "command")); !slices.Contains(c, strings.Join(app.StageNames(), ",")) {
 		t.Errorf("compose worker does not run every stage: %v", c)
 	}
 	if dig(services, "api", "depends_on", "migrate", "condition") != "service_completed_successfully" {
@@ -225,9 +225,9 @@ func TestKubernetesManifests(t *testing.T) {
 					if kind != "Deployment" {
 						continue
 					}
-					for _, probe := range []string{"readinessProbe", "livenessProbe"} {
-						if dig(c, probe, "httpGet", "path") != "/healthz" {
-							t.Errorf("%s: %s is not GET /healthz", where, probe)
+					for probe, path := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/healthz"} {
+						if dig(c, probe, "httpGet", "path") != path {
+							t.Errorf("%s: %s is not GET %s", where, probe, path)
 						}
 					}
 					if strs(dig(c, "args"))[0] == "worker" && !slices.ContainsFunc(envNames(c), func(s string) bool { return s == "HYSCRIBE_HEALTH_ADDR" }) {

@@ -77,6 +77,7 @@ type options struct {
 	cfg       Config
 	maxUpload int64
 	ready     func() bool
+	readiness func(context.Context) error
 	wrapStore func(store) store // to inject failures
 }
 
@@ -149,6 +150,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 		Get:       app.NewGetJob(st),
 		Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
 		Ready:     ready,
+		Readiness: o.readiness,
 		Metrics:   e.reg,
 		Logger:    slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})

@@ -81,12 +81,13 @@ func TestMetrics(t *testing.T) {
 		}
 		samples[m[1]] = v
 	}
+	// The client library writes labels in name order.
 	want := map[string]float64{
-		`http_requests_total{route="/api/getTranscription",method="GET",code="200"}`:     2,
-		`http_requests_total{route="/api/getTranscription",method="GET",code="404"}`:     1,
-		`http_requests_total{route="/api/getTranscription",method="HEAD",code="405"}`:    1,
-		`http_requests_total{route="/api/createTranscription",method="POST",code="200"}`: 1,
-		`http_requests_total{route="unmatched",method="GET",code="404"}`:                 1,
+		`http_requests_total{code="200",method="GET",route="/api/getTranscription"}`:     2,
+		`http_requests_total{code="404",method="GET",route="/api/getTranscription"}`:     1,
+		`http_requests_total{code="405",method="HEAD",route="/api/getTranscription"}`:    1,
+		`http_requests_total{code="200",method="POST",route="/api/createTranscription"}`: 1,
+		`http_requests_total{code="404",method="GET",route="unmatched"}`:                 1,
 		`http_request_duration_seconds_count{route="/api/getTranscription"}`:             4,
 		`http_request_duration_seconds_bucket{route="/api/getTranscription",le="+Inf"}`:  4,
 		`hyscribe_jobs_created_total{type="single_voice"}`:                               1,

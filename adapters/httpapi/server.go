@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"log/slog"
 	"strings"
@@ -63,6 +64,10 @@ type Deps struct {
 	// Ready reports whether the process can serve (store open, consumers
 	// running); nil means always ready.
 	Ready func() bool
+	// Readiness reports whether the process can do its work now: its store
+	// and Kafka answer (GET /readyz, the orchestrator's readiness probe;
+	// /healthz stays the liveness probe). Nil: Ready decides alone.
+	Readiness func(ctx context.Context) error
 	// Metrics receives the HTTP metrics and is served on /metrics with
 	// whatever other components registered; nil: a private registry.
 	Metrics *metrics.Registry
@@ -80,6 +85,7 @@ const (
 	pathPoll    = "/api/getTranscription"
 	pathUpload  = "/upload/:docId"
 	pathHealth  = "/healthz"
+	pathReady   = "/readyz"
 	pathMetrics = "/metrics"
 	pathOpenAPI = "/api/openapi.json"
 	// pathWeb is the web application's prefix; its pages are one metrics
@@ -119,6 +125,7 @@ func (s *server) routes() []route {
 		{fiber.MethodGet, pathPoll, "getTranscription", s.getTranscription},
 		{fiber.MethodPut, pathUpload, "uploadAudio", s.uploadAudio},
 		{fiber.MethodGet, pathHealth, "healthz", s.healthz},
+		{fiber.MethodGet, pathReady, "readyz", s.readyz},
 		{fiber.MethodGet, pathMetrics, "metrics", s.serveMetrics},
 		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
 	}

@@ -348,7 +348,7 @@ func TestUnparsableRequestsGetJSON(t *testing.T) {
 	}{
 		"oversized header":  {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 10000) + "\r\n\r\n", 431},
 		"no request target": {"GET\r\n\r\n", 400},
-		"odd method":        {"\x01\x02 nonsense\r\n\r\n", 404},
+		"odd method":        {"\x01\x02 nonsense\r\n\r\n", 400}, // fasthttp ≥ 1.5x refuses a method that is not a token
 		"bad chunked body":  {"PUT /upload/x?expires=1&signature=y HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 403},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -465,7 +465,7 @@ func (w *worker) handle(r *kgo.Record) bool {
 	cfg := &w.c.cfg
 	log := w.log.With("offset", r.Offset, "event_id", ev.ID, "doc_id", ev.DocID)
 	for attempt := 1; ; attempt++ {
-		err := w.call(ev)
+		err := w.call(ev, attempt)
 		if err == nil {
 			w.backedOff = 0
 			w.cl.MarkCommitRecords(r)
@@ -511,17 +511,19 @@ func (w *worker) handle(r *kgo.Record) bool {
 }
 
 // call runs the handler once, turning a panic into an error so one bad
-// event cannot take the process down.
-func (w *worker) call(ev domain.Event) (err error) {
+// event cannot take the process down, and logs the job's passage.
+func (w *worker) call(ev domain.Event, attempt int) (err error) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
 			w.log.Error("handler panicked", "event_id", ev.ID, "panic", p, "stack", string(debug.Stack()))
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
+		d := time.Since(start)
 		if f := w.c.cfg.Metrics.Handled; f != nil {
-			f(ev.Topic, time.Since(start), err)
+			f(ev.Topic, d, err)
 		}
+		logHandled(w.log, ev, attempt, d, err)
 	}()
 	return w.c.cfg.Handler(w.ctx, ev)
 }

@@ -115,7 +115,7 @@ func parse(t *testing.T, text string) exposition {
 			if _, ok := s.labels["le"]; ok != strings.HasSuffix(s.name, "_bucket") {
 				t.Fatalf("line %d: le label on %s", i+1, s.name)
 			}
-		} else if s.name != fam {
+		} else if s.name != fam && (typ != "summary" || (s.name != fam+"_sum" && s.name != fam+"_count")) {
 			t.Fatalf("line %d: %s sample named %s", i+1, typ, s.name)
 		}
 		e.samples = append(e.samples, s)
@@ -126,7 +126,7 @@ func parse(t *testing.T, text string) exposition {
 
 func familyOf(name string, types map[string]string) string {
 	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok && types[base] == "histogram" {
+		if base, ok := strings.CutSuffix(name, suffix); ok && (types[base] == "histogram" || (suffix != "_bucket" && types[base] == "summary")) {
 			return base
 		}
 	}

@@ -172,6 +172,7 @@ func queueEvents(b *pgx.Batch, events []domain.Event) {
 	for _, e := range events {
 		b.Queue(outboxInsert, sqlstore.OutboxRow(e, now)...)
 	}
+	queueHistory(b, events)
 	// Delivered at commit to the listeners of every process (see listen).
 	b.Queue(`SELECT pg_notify('` + notifyChannel + `', '')`)
 }

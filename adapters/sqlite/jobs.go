@@ -157,5 +157,5 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []domain.Event) error 
 			return translate(err)
 		}
 	}
-	return nil
+	return recordHistory(ctx, tx, events)
 }

@@ -18,6 +18,6 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hyscribe:", err)
-		os.Exit(1)
+		os.Exit(cli.ExitCode(err))
 	}
 }

@@ -31,7 +31,7 @@ func TestWorkerAnswersHealthAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	for path, want := range map[string]string{"/healthz": `"ok"`, "/metrics": "hyscribe_"} {
+	for path, want := range map[string]string{"/healthz": `"ok"`, "/metrics": "hyscribe_build_info{"} {
 		res, err := http.Get("http://" + svc.HealthAddr() + path)
 		if err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // domain.ChecklistReport instead of tables.
 func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "checklist" {
-		return errors.New("report: expected checklist")
+		return usageErrorf("report: expected checklist")
 	}
 	fs := flag.NewFlagSet("report checklist", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -28,7 +28,7 @@ func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io
 	fromS := fs.String("from", "", "first day, YYYY-MM-DD (UTC)")
 	toS := fs.String("to", "", "day after the last, YYYY-MM-DD (UTC; exclusive)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *account == "" || *id == "" || *fromS == "" || *toS == "" {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,30 +43,60 @@ usage:
                           prints a one-time link to /app/invite/… (valid 7 days)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
+  hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
+  hyscribe version                     the version, commit and Go version (also --version)
+
+Every command prints its own help with -h or --help.
 
 Configuration comes from the environment; see the README.
 `
 
 // Run executes one hyscribe command.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		return usageErrorf("no command given")
 	}
+	switch {
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case args[0] == "--version":
+		return versionCmd(stdout)
+	case !isKnownCommand(args[0]):
+		fmt.Fprint(stderr, usage)
+		return usageErrorf("unknown command %q", args[0])
+	case wantsHelp(args[1:]):
+		fmt.Fprint(stdout, helpFor(args))
+		return nil
+	case args[0] == "version":
+		return versionCmd(stdout)
+	}
+	defer func() {
+		if ExitCode(err) == 2 {
+			fmt.Fprint(stderr, helpFor(args))
+		}
+	}()
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
 	switch args[0] {
 	case "serve":
+		if err := noArgs("serve", args[1:]); err != nil {
+			return err
+		}
 		return serve(ctx, cfg, RoleAPI|RoleWorker, AllStages, stderr)
 	case "api":
+		if err := noArgs("api", args[1:]); err != nil {
+			return err
+		}
 		return serve(ctx, cfg, RoleAPI, nil, stderr)
 	case "worker":
 		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		stages := fs.String("stages", strings.Join(AllStages, ","), "comma-separated stages to run")
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := parseFlags(fs, args[1:]); err != nil {
 			return err
 		}
 		list, err := parseStages(*stages)
@@ -80,15 +111,16 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "user":
 		return userCmd(ctx, cfg, args[1:], stdout, stderr)
 	case "migrate":
+		if err := noArgs("migrate", args[1:]); err != nil {
+			return err
+		}
 		return migrateCmd(ctx, cfg, stdout)
 	case "report":
 		return reportCmd(ctx, cfg, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	case "job":
+		return jobCmd(ctx, cfg, args[1:], stdout, stderr)
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return nil
 }
 
 func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr io.Writer) error {
@@ -119,8 +151,8 @@ func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 }
 
 func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("account: expected create, update or key")
+	if len(args) == 0 || !slices.Contains([]string{"create", "update", "key"}, args[0]) {
+		return usageErrorf("account: expected create, update or key")
 	}
 	fs := flag.NewFlagSet("account "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -132,7 +164,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 	webhookSecret := fs.String("webhook-secret", "", "value echoed in every event's secret field")
 	analysisURL := fs.String("analysis-webhook-url", "", "receiver URL for analysis_ready (empty: webhook-url)")
 	fs.String("notify-failures", "", "send transcript_failed events: true or false")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, cfg)
@@ -210,7 +242,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		}
 		return writeJSON(stdout, map[string]string{"accountId": *id, "apiKey": raw})
 	}
-	return fmt.Errorf("account: unknown subcommand %q", args[0])
+	return usageErrorf("account: unknown subcommand %q", args[0])
 }
 
 func accountJSON(a domain.Account) map[string]any {
@@ -222,8 +254,8 @@ func accountJSON(a domain.Account) map[string]any {
 }
 
 func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("checklist: expected create, list, show, update or archive")
+	if len(args) == 0 || !slices.Contains([]string{"create", "list", "show", "update", "archive"}, args[0]) {
+		return usageErrorf("checklist: expected create, list, show, update or archive")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("checklist "+sub, flag.ContinueOnError)
@@ -232,7 +264,7 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 	id := fs.String("checklist", "", "checklist ID")
 	file := fs.String("file", "", "checklist JSON file")
 	version := fs.Int("version", 0, "version to show (default: the latest)")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *account == "" {
@@ -259,7 +291,7 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 	case "list":
 	case "show", "archive":
 	default:
-		return fmt.Errorf("checklist: unknown subcommand %q", sub)
+		return usageErrorf("checklist: unknown subcommand %q", sub)
 	}
 	if sub == "update" || sub == "show" || sub == "archive" {
 		if err := needs("checklist"); err != nil {

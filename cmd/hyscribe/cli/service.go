@@ -88,7 +88,7 @@ type Service struct {
 	health   *http.Server // a worker's /healthz and /metrics
 	healthAt string
 	notify   *app.DeliverEvents
-	webhooks *webhook.Sender // one per process: every delivery to a receiver shares its circuit breaker
+	webhooks ports.WebhookSender // one per process: every delivery to a receiver shares its circuit breaker
 	sink     *clickhouse.Store
 	reports  *clickhouse.Store // the web application's analytics
 
@@ -141,6 +141,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()
+	registerProcessMetrics(reg)
 
 	// Kafka: real brokers, or an embedded cluster outside consumers can read.
 	s.brokers = cfg.KafkaBrokers
@@ -183,23 +184,27 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if err != nil {
 		return nil, err
 	}
-	s.webhooks = webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
+	s.webhooks = observeSender(webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log}), reg)
 
 	workCtx, cancel := context.WithCancel(context.Background())
 	s.cancelWork = cancel
 	stageCtx, cancelStages := context.WithCancel(context.Background())
 	s.cancelStages = cancelStages
 
-	s.relay = app.NewRelay(s.store, s.pub, clock, log)
+	s.relay = app.NewRelay(s.store, observePublisher(s.pub, reg), clock, log)
 	// Records claimed by a relay that died unpublished wait this long
 	// before another relay takes them.
 	s.relay.Lease = cfg.OutboxLease
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
+	s.watchOutbox(workCtx, reg, clock)
 
 	if roles&RoleWorker != 0 {
 		if err = s.startStages(stageCtx, stages, blobs, clock, log, reg); err != nil {
+			return nil, err
+		}
+		if err = s.watchConsumers(workCtx, reg); err != nil {
 			return nil, err
 		}
 		sweeper := app.NewSweeper(s.store, clock, log)
@@ -221,6 +226,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Ready:     s.isReady,
+			Readiness: s.readiness,
 			Web:       webapp.Register,
 			Metrics:   reg,
 			Logger:    log,
@@ -305,6 +311,7 @@ func (s *Service) serveHealth(reg *metrics.Registry) error {
 		}
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
+	mux.HandleFunc("GET /readyz", s.serveReadyz)
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_ = reg.WriteText(w)

@@ -20,7 +20,7 @@ import (
 // account without the sign-up page.
 func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "invite") {
-		return errors.New("user: expected create or invite")
+		return usageErrorf("user: expected create or invite")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("user "+sub, flag.ContinueOnError)
@@ -29,7 +29,7 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 	email := fs.String("email", "", "the person's email address")
 	role := fs.String("role", string(domain.RoleMember), "owner or member")
 	pwFile := fs.String("password-file", "", "file whose first line is the password (create)")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *account == "" || *email == "" {

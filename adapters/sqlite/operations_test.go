@@ -1,0 +1,11 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/hyscribe/hyscribe/ports/porttest"
+)
+
+func TestOperationsContract(t *testing.T) {
+	porttest.Operations(t, func(t *testing.T) porttest.OperationsStore { return openTemp(t) })
+}

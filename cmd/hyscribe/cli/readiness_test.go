@@ -1,0 +1,74 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+)
+
+// Readiness follows Kafka: a worker whose brokers are gone answers /readyz
+// 503 (out of rotation) while /healthz (liveness) stays 200; the API the
+// same on its own port.
+func TestReadinessFollowsKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service")
+	}
+	cluster, err := kafka.StartEmbedded("127.0.0.1:0", t.TempDir(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	cfg, err := cli.LoadConfig(env(map[string]string{
+		"HYSCRIBE_DATA_DIR":    t.TempDir(),
+		"KAFKA_BROKERS":        cluster.Addrs()[0],
+		"HYSCRIBE_HTTP_ADDR":   "127.0.0.1:0",
+		"HYSCRIBE_HEALTH_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_LOG_LEVEL":   "error",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := cli.Start(context.Background(), cfg, cli.RoleWorker, []string{cli.StageProcess}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Stop()
+	api, err := cli.Start(context.Background(), cfg, cli.RoleAPI, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Stop()
+
+	status := func(url string) int {
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	urls := map[string]string{"worker": "http://" + worker.HealthAddr(), "api": "http://" + api.HTTPAddr()}
+	for who, u := range urls {
+		if r, h := status(u+"/readyz"), status(u+"/healthz"); r != 200 || h != 200 {
+			t.Fatalf("%s with Kafka up: /readyz %d, /healthz %d", who, r, h)
+		}
+	}
+	cluster.Close()
+	for who, u := range urls {
+		deadline := time.Now().Add(20 * time.Second)
+		for status(u+"/readyz") != http.StatusServiceUnavailable {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: /readyz still 200 with Kafka gone", who)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if h := status(u + "/healthz"); h != 200 {
+			t.Errorf("%s: /healthz %d with Kafka gone: liveness must not follow dependencies", who, h)
+		}
+	}
+}
