@@ -290,7 +290,9 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	if err != nil {
 		return nil, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE: %w", err)
 	}
-	people := app.NewPeople(s.store, s.store, s.store, password.Hasher{}, app.NewRateLimit(s.store, clock), clock)
+	// At most DefaultMemoryBudget of password hashing at once (docs/security.md).
+	hasher := password.NewGate(password.Hasher{}, password.DefaultMemoryBudget, password.DefaultGateWait)
+	people := app.NewPeople(s.store, s.store, s.store, hasher, app.NewRateLimit(s.store, clock), clock)
 	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
 	// Expired sessions are refused when used; this only keeps the table small.
 	s.goBackground(func() {
