@@ -42,6 +42,12 @@ type site struct {
 
 func newSite(t testing.TB, cfg web.Config) *site {
 	t.Helper()
+	// Cheap hashing keeps the tests fast; the parameters are in the hash.
+	return newSiteHashing(t, cfg, password.Hasher{Params: password.Params{Memory: 1024, Time: 1, Threads: 1}})
+}
+
+func newSiteHashing(t testing.TB, cfg web.Config, hasher ports.PasswordHasher) *site {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"))
 	if err != nil {
@@ -53,8 +59,7 @@ func newSite(t testing.TB, cfg web.Config) *site {
 		t.Fatal(err)
 	}
 	clock := ports.SystemClock{}
-	// Cheap hashing keeps the tests fast; the parameters are in the hash.
-	people := app.NewPeople(st, st, st, password.Hasher{Params: password.Params{Memory: 1024, Time: 1, Threads: 1}}, app.NewRateLimit(st, clock), clock)
+	people := app.NewPeople(st, st, st, hasher, app.NewRateLimit(st, clock), clock)
 	sender := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second, AllowPrivate: true})
 	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
 		Recordings: app.NewRecordings(st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
