@@ -139,6 +139,10 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 // domain.ErrUnauthorized with one message for both.
 func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
 	norm := strings.ToLower(strings.TrimSpace(email))
+	// Before the rate counter, which is keyed by the email too.
+	if err := domain.CheckSignInEmail(norm); err != nil {
+		return SignedIn{}, err
+	}
 	if err := uc.limit.Allow(ctx, scopeSignInIP, clientIP, SignInPerIP); err != nil {
 		return SignedIn{}, err
 	}

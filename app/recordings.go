@@ -109,7 +109,7 @@ func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, do
 }
 
 func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
-	if doc == "" || len(doc) > 128 {
+	if !domain.PlausibleID(string(doc)) {
 		return domain.Job{}, domain.ErrNotFound
 	}
 	j, err := uc.stores.GetJob(ctx, doc)

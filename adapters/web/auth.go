@@ -50,9 +50,12 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 		vw := w.newView(c, nil, "signin.title", "")
 		vw.CSRF = w.anonCSRF(c)
 		vw.Data = authForm{Email: f.Get("email"), Next: f.Get("next")}
+		var ve *domain.ValidationError
 		switch {
 		case errors.Is(err, domain.ErrUnauthorized):
 			vw.Status, vw.Error = fiber.StatusUnauthorized, text(vw.Lang, "err.badcreds")
+		case errors.As(err, &ve):
+			vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
 		case !w.busyOrLimited(c, vw, err):
 			return w.serverError(c, err)
 		}
