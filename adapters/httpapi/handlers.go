@@ -162,6 +162,7 @@ func (s *server) uploadAudio(c *fiber.Ctx) error {
 	}
 	ip := c.IP()
 	if !s.uploads.acquire(ip, s.cfg.UploadsPerClient) {
+		bodyOf(c).abandon() // answer now and close, rather than wait for the body
 		return tooManyUploads(c, s.cfg.UploadsPerClient)
 	}
 	defer s.uploads.release(ip)

@@ -176,6 +176,16 @@ func tooManyUploads(c *fiber.Ctx, limit int) error {
 		msg: fmt.Sprintf("this address already has %d uploads in progress; wait for one to finish", limit)}
 }
 
+// errAbandoned marks a body the handler refused unread: guardConn closes
+// the connection after the answer instead of reading the rest.
+var errAbandoned = errors.New("request body abandoned")
+
+func (b *requestBody) abandon() {
+	if !b.eof && b.err == nil {
+		b.err = errAbandoned
+	}
+}
+
 // errTooSlow ends an upload that fell below the minimum transfer rate.
 var errTooSlow = errors.New("upload slower than the minimum transfer rate")
 
