@@ -138,11 +138,12 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 // attempts are domain.ErrRateLimited; a wrong email or password is
 // domain.ErrUnauthorized with one message for both.
 func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
-	norm := strings.ToLower(strings.TrimSpace(email))
-	// Before the rate counter, which is keyed by the email too.
-	if err := domain.CheckSignInEmail(norm); err != nil {
+	// Before the rate counter, which is keyed by the email too, and before
+	// ToLower, which turns bad bytes into U+FFFD.
+	if err := domain.CheckSignInEmail(email); err != nil {
 		return SignedIn{}, err
 	}
+	norm := strings.ToLower(strings.TrimSpace(email))
 	if err := uc.limit.Allow(ctx, scopeSignInIP, clientIP, SignInPerIP); err != nil {
 		return SignedIn{}, err
 	}

@@ -249,7 +249,9 @@ func (w *Web) audio(c *fiber.Ctx) error {
 	start, end := int64(0), size-1
 	if rh := c.Get(fiber.HeaderRange); rh != "" && size > 0 {
 		s, e, err := fasthttp.ParseByteRange([]byte(rh), int(size))
-		if err != nil {
+		// fasthttp reads "bytes=-0" (no bytes) as the empty range size..size-1;
+		// RFC 9110 §14.1.2: a suffix of zero bytes cannot be satisfied.
+		if err != nil || s > e || e >= int(size) {
 			_ = r.Close()
 			c.Set(fiber.HeaderContentRange, "bytes */"+strconv.FormatInt(size, 10))
 			return c.Status(fiber.StatusRequestedRangeNotSatisfiable).JSON(fiber.Map{"error": "the range is outside the recording's " + strconv.FormatInt(size, 10) + " bytes"})

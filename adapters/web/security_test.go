@@ -193,3 +193,15 @@ func TestCustomerTextIsShownInert(t *testing.T) {
 		}
 	}
 }
+
+func TestAudioRefusesAnEmptySuffixRange(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, _, acct := s.signUp("range@example.am")
+	doc := s.job(acct, "t", []byte("0123456789"), `{}`)
+	for _, rng := range []string{"bytes=-0", "bytes=10-", "bytes=5-3"} {
+		r := s.do("GET", "/app/recordings/"+string(doc)+"/audio", nil, ck, "Range", rng)
+		if r.code != 416 || r.header.Get("Content-Range") != "bytes */10" {
+			t.Errorf("Range %s: %d %q, want 416 with Content-Range bytes */10", rng, r.code, r.header.Get("Content-Range"))
+		}
+	}
+}
