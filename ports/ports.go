@@ -89,6 +89,7 @@ type Stores interface {
 	RateCounter
 	Outbox
 	DeliveryStore
+	DeliveryLeases
 	AnalysisStore
 	JobLister
 	UserStore
