@@ -493,9 +493,11 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 		case StageNotify:
 			sender := webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log})
 			s.notify = app.NewNotifyReceiver(s.store, s.store, s.store, sender, clock, s.publicURL, 256, log)
-			if _, err := s.notify.ResumePending(ctx, time.Minute); err != nil {
-				log.Warn("resume pending deliveries", "err", err)
-			}
+			// A send lasts at most the webhook timeout: a lease past it
+			// means the worker died; any live worker then takes it over.
+			s.notify.LeaseFor = cfg.WebhookTimeout + 10*time.Second
+			notify := s.notify
+			s.goBackground(func() { notify.RunTakeOver(ctx) })
 			topics, handler, giveUp = []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, s.notify.Handle, false
 		}
 		ccfg := kafka.ConsumerConfig{
