@@ -32,6 +32,11 @@ type Sweeper struct {
 	StuckAfter  time.Duration // a job not updated for this long is stuck
 	MaxRedrives int
 	Interval    time.Duration
+
+	// Leftovers, when set, removes each sweep what crashes left half-written
+	// and unwritten for LeftoverAge (leftovers.go).
+	Leftovers   ports.LeftoverRemover
+	LeftoverAge time.Duration
 }
 
 // NewSweeper builds a sweeper with defaults: stuck after 15 minutes, three
@@ -53,6 +58,7 @@ func (s *Sweeper) Run(ctx context.Context) error {
 		if _, err := s.SweepOnce(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("sweeper", "err", err)
 		}
+		s.removeLeftovers(ctx)
 		select {
 		case <-ctx.Done():
 			return nil

@@ -247,6 +247,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		}
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
+		if disk, ok := blobs.(*blob.Disk); ok {
+			sweeper.Leftovers, sweeper.LeftoverAge = disk, blob.LeftoverAge
+		}
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
 	}
 
@@ -407,6 +410,12 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 	disk, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
 	if err != nil {
 		return nil, nil, err
+	}
+	// Partial uploads a crash left; the sweeper removes later ones.
+	if n, err := disk.RemoveLeftovers(ctx, time.Now().Add(-blob.LeftoverAge)); err != nil {
+		s.log.Warn("remove partial uploads left by a crash", "err", err)
+	} else if n > 0 {
+		s.log.Info("removed partial uploads left by a crash", "files", n)
 	}
 	return disk, blob.NewSigner(s.publicURL, secret), nil
 }
