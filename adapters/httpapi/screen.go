@@ -126,13 +126,13 @@ func framingError(raw []byte) error {
 		}
 		value = bytes.TrimSpace(value)
 		switch {
-		case bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderContentLength)):
+		case asciiEqualFold(bytes.TrimSpace(name), fiber.HeaderContentLength):
 			if lengths > 0 && !bytes.Equal(value, length) {
 				return errAmbiguousLength
 			}
 			length = value
 			lengths++
-		case bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderTransferEncoding)):
+		case asciiEqualFold(bytes.TrimSpace(name), fiber.HeaderTransferEncoding):
 			encodings++
 		}
 	}
@@ -140,6 +140,27 @@ func framingError(raw []byte) error {
 		return errAmbiguousLength
 	}
 	return nil
+}
+
+// asciiEqualFold compares a header name the way HTTP does: ASCII letters
+// without case, nothing else (bytes.EqualFold would also fold "ſ" to "s").
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // uploadSlots bounds the uploads one client address has in progress at once.
