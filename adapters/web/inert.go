@@ -2,8 +2,11 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // Text a customer wrote (metadata, checklist names and questions) may carry
@@ -98,4 +101,23 @@ func jsonDepth(raw []byte) int {
 		}
 	}
 	return deepest
+}
+
+// errFormText refuses a form holding bytes no text has: invalid UTF-8 or
+// NUL, which Postgres refuses in text columns (a 500 otherwise) and which
+// would come back raw on every page.
+var errFormText = errors.New("the form holds bytes that are not text (invalid UTF-8 or NUL)")
+
+func checkFormText(f url.Values) error {
+	for k, vs := range f {
+		if !utf8.ValidString(k) || strings.ContainsRune(k, 0) {
+			return errFormText
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+				return errFormText
+			}
+		}
+	}
+	return nil
 }

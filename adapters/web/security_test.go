@@ -205,3 +205,18 @@ func TestAudioRefusesAnEmptySuffixRange(t *testing.T) {
 		}
 	}
 }
+
+func TestFormsRefuseBytesThatAreNotText(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, csrf, _ := s.signUp("forms@example.am")
+	for _, name := range []string{"bad\xff", "nul\x00name", "fine"} {
+		want := 400
+		if name == "fine" {
+			want = 303 // the same form with text is saved
+		}
+		r := s.do("POST", "/app/checklists", url.Values{"_csrf": {csrf}, "name": {name}, "q_id": {"q1"}, "q_text": {"Greeting?"}, "q_phrases": {"hello"}}, ck)
+		if r.code != want {
+			t.Errorf("checklist named %q: %d, want %d", name, r.code, want)
+		}
+	}
+}
