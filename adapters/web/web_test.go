@@ -315,15 +315,8 @@ func TestHistoryFiltersSearchesAndPages(t *testing.T) {
 func TestMembersCannotChangeTheAccount(t *testing.T) {
 	s := newSite(t, web.Config{})
 	_, _, acct := s.signUp("owner@example.am")
-	if _, err := s.people.CreateUser(context.Background(), acct, "member@example.am", "member password!", domain.RoleMember); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.people.SignIn(context.Background(), "member@example.am", "member password!", "1.2.3.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck := map[string]string{"hyscribe_session": in.Token}
-	if r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {in.Session.CSRF}}, ck); r.code != 403 {
+	ck, csrf := s.member(acct)
+	if r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck); r.code != 403 {
 		t.Fatalf("member creating a key: %d", r.code)
 	}
 	if r := s.do("GET", "/app/settings", nil, ck); r.code != 200 || strings.Contains(r.body, `id="create-key"`) {
