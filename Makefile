@@ -30,7 +30,7 @@ export HYSCRIBE_TEST_KUBECONFORM
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS
 
-.PHONY: run build test test-short bdd bench lint deps eval eval-deps fmt clean up down
+.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps fmt clean up down
 
 ## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
 run:
@@ -49,6 +49,22 @@ deps:
 ## test: lint, then every test, with the race detector, after installing what they need
 test: deps lint
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	@$(MAKE) --no-print-directory fuzz
+
+# The fuzz targets over what parses untrusted bytes (docs/security.md): the
+# MP3 sniffer and frame scanner, the createTranscription body, the upload
+# address and the request framing check. An input that fails is saved by go test under the package's
+# testdata/fuzz/<target>/ and replayed by every later go test: commit it.
+FUZZTIME ?= 5s
+FUZZ_TARGETS := ./adapters/mp3:FuzzSniff ./adapters/mp3:FuzzProbe ./domain:FuzzParseCreateRequest \
+	./adapters/httpapi:FuzzParseUploadQuery ./adapters/httpapi:FuzzFramingError ./adapters/blob:FuzzVerifyUpload
+
+## fuzz: each fuzz target for FUZZTIME (default 5s); make test runs it
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t##*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
+	done
 
 ## test-short: the tests that need no outside server or tool
 test-short:

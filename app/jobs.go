@@ -48,6 +48,9 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 		return CreateResult{}, err
 	}
 	if req.ChecklistID != "" {
+		if !domain.PlausibleID(req.ChecklistID) {
+			return CreateResult{}, domain.ErrUnknownChecklist(req.ChecklistID)
+		}
 		c, err := uc.checklists.GetChecklist(ctx, p.Account.ID, req.ChecklistID)
 		if errors.Is(err, domain.ErrNotFound) || (err == nil && c.Archived) {
 			return CreateResult{}, domain.ErrUnknownChecklist(req.ChecklistID)
@@ -89,7 +92,7 @@ func (uc *GetJob) Handle(ctx context.Context, p Principal, docID string) (domain
 	if docID == "" {
 		return domain.PollView{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
 	}
-	if len(docID) > 128 {
+	if !domain.PlausibleID(docID) {
 		return domain.PollView{}, notFound(docID)
 	}
 	j, err := uc.jobs.GetJob(ctx, domain.DocID(docID))
@@ -148,25 +151,8 @@ func (uc *ReceiveUpload) MaxBytes() int64 { return uc.maxBytes }
 // signature), domain.ErrConflict (already uploaded), domain.ErrTooLarge,
 // a validation error for an empty body.
 func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
-	now := uc.clock.Now()
-	if err := uc.signer.VerifyUpload(req.DocID, req.Expires, req.Signature, now); err != nil {
+	if err := uc.Check(ctx, req); err != nil {
 		return err
-	}
-	j, err := uc.jobs.GetJob(ctx, req.DocID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return fmt.Errorf("upload address does not match any job: %w", domain.ErrForbidden)
-	}
-	if err != nil {
-		return fmt.Errorf("receive upload: %w", err)
-	}
-	if err := uploadable(j, now); err != nil {
-		return err
-	}
-	if req.ContentLength == 0 {
-		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
-	}
-	if req.ContentLength > uc.maxBytes {
-		return tooLarge(uc.maxBytes)
 	}
 	// A fresh key per attempt: a racing second PUT can never overwrite the
 	// audio of the upload that won.

@@ -20,7 +20,7 @@ import (
 type DeliverEvents struct {
 	jobs       ports.JobStore
 	accounts   ports.AccountStore
-	deliveries ports.DeliveryStore
+	deliveries deliveryStore
 	sender     ports.WebhookSender
 	clock      ports.Clock
 	publicURL  string
@@ -28,10 +28,18 @@ type DeliverEvents struct {
 
 	slots chan struct{} // bounds deliveries in flight
 	wg    sync.WaitGroup
+
+	// Leases (takeover.go): LeaseFor is how long a worker holds a delivery
+	// it sends (longer than a send can take), TakeOverEvery how often every
+	// worker looks for deliveries whose lease passed, and TakeOverAfter how
+	// old a never-leased pending delivery must be to be taken over.
+	LeaseFor      time.Duration
+	TakeOverEvery time.Duration
+	TakeOverAfter time.Duration
 }
 
 // NewDeliverEvents builds the stage; maxInFlight bounds concurrent deliveries.
-func NewDeliverEvents(jobs ports.JobStore, accounts ports.AccountStore, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *DeliverEvents {
+func NewDeliverEvents(jobs ports.JobStore, accounts ports.AccountStore, deliveries deliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *DeliverEvents {
 	need("jobs", jobs)
 	need("accounts", accounts)
 	need("deliveries", deliveries)
@@ -44,7 +52,8 @@ func NewDeliverEvents(jobs ports.JobStore, accounts ports.AccountStore, deliveri
 		log = slog.Default()
 	}
 	return &DeliverEvents{jobs: jobs, accounts: accounts, deliveries: deliveries, sender: sender, clock: clock,
-		publicURL: publicURL, log: log, slots: make(chan struct{}, maxInFlight)}
+		publicURL: publicURL, log: log, slots: make(chan struct{}, maxInFlight),
+		LeaseFor: DefaultDeliveryLease, TakeOverEvery: DefaultTakeOverEvery, TakeOverAfter: DefaultTakeOverAfter}
 }
 
 // Handle reacts to hyscribe.transcript.ready.v1, to failures on
@@ -102,10 +111,9 @@ func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 	if err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
-	if !first {
-		return nil
+	if first {
+		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
 	}
-	uc.dispatch(d, acct.WebhookSecret)
 	return nil
 }
 
@@ -142,7 +150,7 @@ func (uc *DeliverEvents) handleAnalysis(ctx context.Context, ev domain.Event) er
 		return fmt.Errorf("notify analysis: %w", err)
 	}
 	if first {
-		uc.dispatch(d, acct.WebhookSecret)
+		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
 	}
 	return nil
 }
@@ -164,23 +172,6 @@ func (uc *DeliverEvents) deliver(ctx context.Context, d domain.Delivery, secret 
 		uc.log.Error("record webhook delivery", "docId", d.DocID, "err", err)
 	}
 	uc.log.Info("webhook delivered", "docId", d.DocID, "event", d.EventType, "status", d.Status, "http", d.HTTPStatus, "ms", d.LatencyMs)
-}
-
-// ResumePending delivers events whose delivery was begun but never attempted
-// (the process stopped in between) and returns how many it started.
-func (uc *DeliverEvents) ResumePending(ctx context.Context, olderThan time.Duration) (int, error) {
-	ds, err := uc.deliveries.PendingDeliveries(ctx, uc.clock.Now().Add(-olderThan), 500)
-	if err != nil {
-		return 0, fmt.Errorf("resume deliveries: %w", err)
-	}
-	for _, d := range ds {
-		acct, err := uc.accounts.GetAccount(ctx, d.AccountID)
-		if err != nil {
-			continue
-		}
-		uc.dispatch(d, acct.WebhookSecret)
-	}
-	return len(ds), nil
 }
 
 // Wait blocks until every delivery in flight has finished.

@@ -27,6 +27,14 @@ const (
 	scopeSignInIP    = "signin-ip"
 )
 
+// SignUpPerIP is sign-up's limit: attempts per minute per client address,
+// counted before anything else, so a flood costs no password hashing
+// (docs/security.md).
+const (
+	SignUpPerIP   = 10
+	scopeSignUpIP = "signup-ip"
+)
+
 // errBadCredentials is the one answer to a wrong email or a wrong password,
 // so that sign-in does not tell which addresses have users.
 var errBadCredentials = &AuthError{Msg: "the email or the password is wrong"}
@@ -72,6 +80,8 @@ type SignUpRequest struct {
 	AccountName string
 	Email       string
 	Password    string
+	// ClientIP is the address the sign-up's rate limit counts.
+	ClientIP string
 }
 
 // SignedIn is a new session and the token for its cookie, shown once.
@@ -81,8 +91,14 @@ type SignedIn struct {
 	User    domain.User
 }
 
-// SignUp creates an account, its owner and a session.
+// SignUp creates an account, its owner and a session. Too many attempts
+// from one address are domain.ErrRateLimited. An email that already has a
+// user gets no error and no session (a zero SignedIn), after the same work
+// as a new one, so sign-up does not tell which addresses have users.
 func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, error) {
+	if err := uc.limit.Allow(ctx, scopeSignUpIP, req.ClientIP, SignUpPerIP); err != nil {
+		return SignedIn{}, err
+	}
 	name := strings.TrimSpace(req.AccountName)
 	if name == "" {
 		return SignedIn{}, domain.Invalid("invalid_name", "organisation name is required")
@@ -111,7 +127,7 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 	u := domain.User{ID: NewID(), AccountID: a.ID, Email: email, PasswordHash: hash, Role: domain.RoleOwner, CreatedAt: now}
 	if err := uc.users.SignUp(ctx, a, u); err != nil {
 		if errors.Is(err, domain.ErrConflict) {
-			return SignedIn{}, domain.Invalid("email_taken", "%s already has a user; sign in instead", email)
+			return SignedIn{}, nil
 		}
 		return SignedIn{}, fmt.Errorf("sign up: %w", err)
 	}
@@ -122,6 +138,11 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 // attempts are domain.ErrRateLimited; a wrong email or password is
 // domain.ErrUnauthorized with one message for both.
 func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
+	// Before the rate counter, which is keyed by the email too, and before
+	// ToLower, which turns bad bytes into U+FFFD.
+	if err := domain.CheckSignInEmail(email); err != nil {
+		return SignedIn{}, err
+	}
 	norm := strings.ToLower(strings.TrimSpace(email))
 	if err := uc.limit.Allow(ctx, scopeSignInIP, clientIP, SignInPerIP); err != nil {
 		return SignedIn{}, err
@@ -134,7 +155,9 @@ func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) 
 	}
 	u, err := uc.users.FindUser(ctx, ports.UserKey{Email: norm})
 	if errors.Is(err, domain.ErrNotFound) || (err == nil && u.Invited()) {
-		_, _ = uc.hasher.Verify(uc.dummy, password)
+		if _, err := uc.hasher.Verify(uc.dummy, password); errors.Is(err, domain.ErrUnavailable) {
+			return SignedIn{}, fmt.Errorf("sign in: %w", err) // as busy as for a known address
+		}
 		return SignedIn{}, errBadCredentials
 	}
 	if err != nil {

@@ -121,7 +121,7 @@ func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, do
 }
 
 func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
-	if doc == "" || len(doc) > 128 {
+	if !domain.PlausibleID(string(doc)) {
 		return domain.Job{}, domain.ErrNotFound
 	}
 	j, err := uc.jobs.GetJob(ctx, doc)
@@ -154,8 +154,13 @@ func (uc *Recordings) Audio(ctx context.Context, account domain.AccountID, doc d
 
 // Resend delivers one of the job's recorded webhook deliveries again, now,
 // to the same address with the same body and webhook-id, signed with the
-// account's current secret. The attempt is recorded like any other.
-func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
+// account's current secret. The attempt is recorded like any other. Only an
+// owner may resend (it sends data out of the account): another role is
+// domain.ErrForbidden.
+func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
+	if role != domain.RoleOwner {
+		return domain.Delivery{}, fmt.Errorf("resend: only an owner may resend a delivery: %w", domain.ErrForbidden)
+	}
 	if _, err := uc.job(ctx, account, doc); err != nil {
 		return domain.Delivery{}, err
 	}

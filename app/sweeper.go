@@ -25,6 +25,11 @@ type Sweeper struct {
 	// JobFailed, when set, is told of each job the sweep could not handle
 	// (for the metrics); the sweep logs it and goes on with the others.
 	JobFailed func(id domain.DocID, err error)
+
+	// Leftovers, when set, removes each sweep what crashes left half-written
+	// and unwritten for LeftoverAge (leftovers.go).
+	Leftovers   ports.LeftoverRemover
+	LeftoverAge time.Duration
 }
 
 // NewSweeper builds a sweeper with defaults: stuck after 15 minutes, three
@@ -44,6 +49,7 @@ func (s *Sweeper) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		_, _ = s.SweepOnce(ctx) // it logs each job it skips
+		s.removeLeftovers(ctx)
 		select {
 		case <-ctx.Done():
 			return nil

@@ -26,6 +26,9 @@ func ParseCreateRequest(body []byte) (CreateRequest, error) {
 	if len(body) == 0 {
 		return CreateRequest{}, Invalid("empty_body", `request body is empty: expected a JSON object such as {"type": "single_voice"}`)
 	}
+	if err := CheckUTF8(body); err != nil {
+		return CreateRequest{}, err
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		if body[0] != '{' {
@@ -56,6 +59,9 @@ func ParseCreateRequest(body []byte) (CreateRequest, error) {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, raw); err != nil {
 			return CreateRequest{}, Invalid("invalid_metadata", `"metadata" is not valid JSON: %v`, err)
+		}
+		if err := checkMetadata(compact.Bytes()); err != nil {
+			return CreateRequest{}, err
 		}
 		req.Metadata = compact.Bytes()
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDecideFixedMinuteWindow(t *testing.T) {
@@ -79,7 +80,8 @@ func TestParseCreateRequest(t *testing.T) {
 }
 
 func FuzzParseCreateRequest(f *testing.F) {
-	for _, s := range []string{`{"type":"single_voice"}`, `{"type":"phone_call","metadata":{"a":1}}`, `{`, `[]`, `{"metadata":{}}`} {
+	for _, s := range []string{`{"type":"single_voice"}`, `{"type":"phone_call","metadata":{"a":1}}`, `{`, `[]`, `{"metadata":{}}`,
+		`{"type":"single_voice","metadata":{"a":[[[[[[[[[[1]]]]]]]]]]}}`, "{\"type\":\"single_voice\",\"metadata\":{\"\xff\":1}}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -95,6 +97,12 @@ func FuzzParseCreateRequest(f *testing.F) {
 		}
 		if len(req.Metadata) > 0 && !json.Valid(req.Metadata) {
 			t.Fatalf("accepted invalid metadata %q", req.Metadata)
+		}
+		if !utf8.Valid(b) {
+			t.Fatalf("accepted a body that is not UTF-8: %q", b)
+		}
+		if len(req.Metadata) > 0 && checkMetadata(req.Metadata) != nil {
+			t.Fatalf("accepted metadata past its limits: %q", req.Metadata)
 		}
 	})
 }

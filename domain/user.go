@@ -54,6 +54,9 @@ const SessionLifetime = 7 * 24 * time.Hour
 
 // NormalizeEmail validates an address and returns its stored form.
 func NormalizeEmail(raw string) (string, error) {
+	if err := CheckSignInEmail(raw); err != nil { // before ToLower turns bad bytes into U+FFFD
+		return "", err
+	}
 	e := strings.ToLower(strings.TrimSpace(raw))
 	if e == "" {
 		return "", Invalid("invalid_email", "email is required")

@@ -94,6 +94,7 @@ type Stores interface {
 	RateCounter
 	Outbox
 	DeliveryStore
+	DeliveryLeases
 	AnalysisStore
 	JobLister
 	UserStore

@@ -107,10 +107,17 @@ func (s *server) guardConn(next fasthttp.RequestHandler) fasthttp.RequestHandler
 			body = newRequestBody(st, ctx.Request.Header.ContentLength())
 			ctx.SetUserValue(bodyKey, body)
 		}
+		refused := s.refused.has(&ctx.Request.Header)
 		if knownMethod(string(ctx.Method())) {
 			next(ctx)
 		} else {
 			s.unknownMethod(ctx)
+		}
+		if refused {
+			// Screened out with its body unread (screen.go): answer, close.
+			s.refused.clear(&ctx.Request.Header)
+			lingerClose(ctx)
+			return
 		}
 		// A handler that called c.Body() made fasthttp read the stream to
 		// its end and release it; it must not be touched again.

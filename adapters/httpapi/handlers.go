@@ -33,7 +33,9 @@ func (s *server) observe(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 
-	if err := nextRecovered(c); err != nil {
+	if err := s.refused.take(&c.Request().Header); err != nil {
+		s.writeError(c, err) // screened out when its headers arrived (screen.go)
+	} else if err := nextRecovered(c); err != nil {
 		s.writeError(c, err)
 	}
 
@@ -158,15 +160,21 @@ func (s *server) uploadAudio(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	length := int64(c.Request().Header.ContentLength())
-	if length < 0 {
-		length = -1 // chunked: unknown until the end
+	ip := c.IP()
+	if !s.uploads.acquire(ip, s.cfg.UploadsPerClient) {
+		bodyOf(c).abandon() // answer now and close, rather than wait for the body
+		return tooManyUploads(c, s.cfg.UploadsPerClient)
 	}
+	defer s.uploads.release(ip)
 	body := bodyOf(c)
+	paced := newPacedBody(body, c.Context().Conn(), s.cfg.UploadRateWindow, s.cfg.UploadMinRate, s.cfg.UploadTimeout)
 	err = s.deps.Upload.Handle(c.UserContext(), app.UploadRequest{
 		DocID: domain.DocID(c.Params("docId")), Expires: expires, Signature: signature,
-		Body: body, ContentLength: length,
+		Body: paced, ContentLength: uploadLength(&c.Request().Header),
 	})
+	if err != nil && paced.err != nil {
+		return domain.Invalid("upload_too_slow", "the upload fell below %d bytes a second over %s; PUT the file again", s.cfg.UploadMinRate, s.cfg.UploadRateWindow)
+	}
 	if err != nil && body.err != nil && !errors.Is(err, domain.ErrTooLarge) {
 		// The client's side of the stream broke (closed early, stalled past
 		// the deadline): not a server failure, and nothing was stored.

@@ -185,7 +185,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	statuses := map[string][]string{
 		"POST /api/createTranscription": {"200", "400", "401", "403", "405", "413", "429", "500", "503"},
 		"GET /api/getTranscription":     {"200", "400", "401", "403", "404", "405", "429", "500", "503"},
-		"PUT /upload/{docId}":           {"200", "400", "403", "405", "409", "413", "500", "503"},
+		"PUT /upload/{docId}":           {"200", "400", "403", "405", "409", "413", "429", "500", "503"},
 		"GET /healthz":                  {"200", "405", "500", "503"},
 	}
 	for key, want := range statuses {

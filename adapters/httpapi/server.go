@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/valyala/fasthttp"
 
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/app"
@@ -33,6 +32,15 @@ type Config struct {
 	WriteTimeout time.Duration
 	// IdleTimeout closes keep-alive connections idle this long (default 2 minutes).
 	IdleTimeout time.Duration
+
+	// An upload keeps its UploadTimeout only while it makes progress: at
+	// least UploadMinRate bytes a second (default 4 KiB), measured over
+	// every UploadRateWindow (default 30 s); a stalled one is cut off at the
+	// end of the window. UploadsPerClient bounds the uploads one client
+	// address has in progress at once (default 16). See docs/security.md.
+	UploadMinRate    int64
+	UploadRateWindow time.Duration
+	UploadsPerClient int
 }
 
 func (c Config) withDefaults() Config {
@@ -51,6 +59,13 @@ func (c Config) withDefaults() Config {
 	def(&c.UploadTimeout, domain.UploadWindow)
 	def(&c.WriteTimeout, time.Minute)
 	def(&c.IdleTimeout, 2*time.Minute)
+	def(&c.UploadRateWindow, 30*time.Second)
+	if c.UploadMinRate <= 0 {
+		c.UploadMinRate = 4 << 10
+	}
+	if c.UploadsPerClient <= 0 {
+		c.UploadsPerClient = 16
+	}
 	return c
 }
 
@@ -111,6 +126,9 @@ type server struct {
 	log       *slog.Logger
 	requests  *metrics.CounterVec
 	durations *metrics.HistogramVec
+	// refused and uploads are the screening of screen.go.
+	refused refusals
+	uploads uploadSlots
 }
 
 // route is one served operation; Name is its OpenAPI operationId.
@@ -203,16 +221,6 @@ func New(cfg Config, deps Deps) *fiber.App {
 	srv.HeaderReceived = s.headerReceived
 	srv.Handler = s.guardConn(srv.Handler)
 	return a
-}
-
-// headerReceived gives upload PUTs their long read deadline; every other
-// request keeps ReadTimeout, so a slow client cannot hold a connection open
-// by trickling a small body.
-func (s *server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	if string(h.Method()) == fiber.MethodPut && strings.HasPrefix(string(h.RequestURI()), uploadPrefix) {
-		return fasthttp.RequestConfig{ReadTimeout: s.cfg.UploadTimeout}
-	}
-	return fasthttp.RequestConfig{}
 }
 
 // allowFor is the Allow header of a path served here, "" for an unknown path.

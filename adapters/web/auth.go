@@ -50,13 +50,13 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 		vw := w.newView(c, nil, "signin.title", "")
 		vw.CSRF = w.anonCSRF(c)
 		vw.Data = authForm{Email: f.Get("email"), Next: f.Get("next")}
+		var ve *domain.ValidationError
 		switch {
-		case errors.Is(err, domain.ErrRateLimited):
-			vw.Status, vw.Error = fiber.StatusTooManyRequests, text(vw.Lang, "err.ratelimited")
-			c.Set(fiber.HeaderRetryAfter, "60")
 		case errors.Is(err, domain.ErrUnauthorized):
 			vw.Status, vw.Error = fiber.StatusUnauthorized, text(vw.Lang, "err.badcreds")
-		default:
+		case errors.As(err, &ve):
+			vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		case !w.busyOrLimited(c, vw, err):
 			return w.serverError(c, err)
 		}
 		return w.render(c, "signin", vw)
@@ -90,18 +90,25 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.deps.People.SignUp(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password")})
+	in, err := w.deps.People.SignUp(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: c.IP()})
 	if err != nil {
+		vw := w.newView(c, nil, "signup.title", "")
+		vw.CSRF = w.anonCSRF(c)
+		vw.Data = authForm{Email: f.Get("email"), Org: f.Get("org")}
 		var ve *domain.ValidationError
-		if !errors.As(err, &ve) {
+		switch {
+		case errors.As(err, &ve):
+			vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		case !w.busyOrLimited(c, vw, err):
 			return w.serverError(c, err)
 		}
-		vw := w.newView(c, nil, "signup.title", "")
-		vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
-		vw.Data = authForm{Email: f.Get("email"), Org: f.Get("org")}
 		return w.render(c, "signup", vw)
 	}
-	w.startSession(c, in)
+	// An email that already has a user gets the same answer without a
+	// session (see docs/security.md): /app/settings then asks to sign in.
+	if in.Token != "" {
+		w.startSession(c, in)
+	}
 	return c.Redirect(Prefix+"/settings", fiber.StatusSeeOther)
 }
 
@@ -166,4 +173,21 @@ func (w *Web) acceptInvite(c *fiber.Ctx) error {
 	}
 	w.startSession(c, in)
 	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
+}
+
+// busyOrLimited fills vw for an attempt refused by a rate limit (429) or by
+// the bound on password hashing (503), both with Retry-After, and reports
+// whether err was one of them.
+func (w *Web) busyOrLimited(c *fiber.Ctx, vw *view, err error) bool {
+	switch {
+	case errors.Is(err, domain.ErrRateLimited):
+		vw.Status, vw.Error = fiber.StatusTooManyRequests, text(vw.Lang, "err.ratelimited")
+		c.Set(fiber.HeaderRetryAfter, "60")
+	case errors.Is(err, domain.ErrUnavailable):
+		vw.Status, vw.Error = fiber.StatusServiceUnavailable, text(vw.Lang, "err.busy")
+		c.Set(fiber.HeaderRetryAfter, "2")
+	default:
+		return false
+	}
+	return true
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
@@ -57,23 +56,9 @@ func (w *Web) funcs() template.FuncMap {
 			}
 			return domain.SpeakerLabel + " " + s
 		},
-		"prettyJSON": func(raw json.RawMessage) string {
-			if len(raw) == 0 {
-				return "{}"
-			}
-			var v any
-			if json.Unmarshal(raw, &v) != nil {
-				return string(raw)
-			}
-			// Shown as text by the template, which escapes it for HTML;
-			// json's own \u003c escaping would only make it unreadable.
-			var buf strings.Builder
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			_ = enc.Encode(v)
-			return strings.TrimSpace(buf.String())
-		},
+		// Customer-written text, shown inert (inert.go).
+		"prettyJSON": prettyJSON,
+		"inert":      inert,
 		"bytes": func(n int64) string {
 			switch {
 			case n >= 1<<20:

@@ -171,6 +171,7 @@ var messages = map[string][2]string{
 	"err.csrf":             {"Ձևաթուղթը հնացել է։ Թարմացրեք էջը և փորձեք կրկին։", "This form has expired. Reload the page and try again."},
 	"err.server":           {"Ինչ-որ բան սխալ գնաց։ Փորձեք մի փոքր ուշ։", "Something went wrong. Try again in a moment."},
 	"err.ratelimited":      {"Չափազանց շատ փորձեր։ Սպասեք մեկ րոպե։", "Too many attempts. Wait a minute."},
+	"err.busy":             {"Սերվերը զբաղված է։ Փորձեք մի քանի վայրկյանից։", "The server is busy. Try again in a few seconds."},
 	"err.badcreds":         {"Էլ. փոստը կամ գաղտնաբառը սխալ է։", "The email or the password is wrong."},
 	"err.toolarge":         {"Ձևաթուղթը չափազանց մեծ է։", "The form is too large."},
 	"home":                 {"Գլխավոր", "Home"},

@@ -182,6 +182,8 @@ type recordingData struct {
 	Resent   string
 	AudioURL string
 	Duration *float64
+	// Owner shows the Resend buttons (members only read).
+	Owner bool
 }
 
 type questionRow struct {
@@ -206,7 +208,7 @@ func (w *Web) recording(c *fiber.Ctx) error {
 		vw.Title = rec.Job.Title
 	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
-		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
+		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis)
 	}
@@ -247,7 +249,9 @@ func (w *Web) audio(c *fiber.Ctx) error {
 	start, end := int64(0), size-1
 	if rh := c.Get(fiber.HeaderRange); rh != "" && size > 0 {
 		s, e, err := fasthttp.ParseByteRange([]byte(rh), int(size))
-		if err != nil {
+		// fasthttp reads "bytes=-0" (no bytes) as the empty range size..size-1;
+		// RFC 9110 §14.1.2: a suffix of zero bytes cannot be satisfied.
+		if err != nil || s > e || e >= int(size) {
 			_ = r.Close()
 			c.Set(fiber.HeaderContentRange, "bytes */"+strconv.FormatInt(size, 10))
 			return c.Status(fiber.StatusRequestedRangeNotSatisfiable).JSON(fiber.Map{"error": "the range is outside the recording's " + strconv.FormatInt(size, 10) + " bytes"})
@@ -292,20 +296,9 @@ func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *limitedCloser) Close() error               { return l.c.Close() }
 
 func (w *Web) resend(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
-		return err
-	}
-	doc := domain.DocID(c.Params("docId"))
-	d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, doc, c.Params("id"))
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
-	if err != nil {
-		return w.serverError(c, err)
-	}
-	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?resent="+url.QueryEscape(d.ID)+"#deliveries", fiber.StatusSeeOther)
+	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+		doc := domain.DocID(c.Params("docId"))
+		d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
+		return Prefix + "/recordings/" + url.PathEscape(string(doc)) + "?resent=" + url.QueryEscape(d.ID) + "#deliveries", err
+	})
 }

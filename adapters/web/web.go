@@ -279,7 +279,14 @@ func (w *Web) form(c *fiber.Ctx) (url.Values, error) {
 	if n > 0 && !strings.HasPrefix(ct, fiber.MIMEApplicationForm) {
 		return nil, errBadForm
 	}
-	return url.ParseQuery(string(c.Body()))
+	f, err := url.ParseQuery(string(c.Body()))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFormText(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 var (

@@ -39,7 +39,8 @@ type Store struct {
 	lastWindow time.Time
 	outbox     []outboxRow // in seq order
 	nextSeq    int64
-	deliveries []domain.Delivery // in insertion order
+	deliveries []domain.Delivery    // in insertion order
+	leases     map[string]time.Time // delivery ID → lease end (leases.go)
 	users      map[string]domain.User
 	sessions   map[string]domain.Session
 	written    chan struct{}

@@ -47,6 +47,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"RateCounter", rateCounterTests},
 		{"Outbox", outboxTests},
 		{"Deliveries", deliveryTests},
+		{"DeliveryLeases", leaseTests},
 		{"Users", userTests},
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},

@@ -211,6 +211,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
 		skipped := reg.Counter("hyscribe_sweeper_errors_total", "Stale jobs the sweeper could not handle and skipped (logged with their docId).")
 		sweeper.JobFailed = func(domain.DocID, error) { skipped.With().Inc() }
+		if disk, ok := blobs.(*blob.Disk); ok {
+			sweeper.Leftovers, sweeper.LeftoverAge = disk, blob.LeftoverAge
+		}
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
 	}
 
@@ -255,7 +258,9 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	if err != nil {
 		return nil, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE: %w", err)
 	}
-	people := app.NewPeople(s.store, s.store, s.store, password.Hasher{}, app.NewRateLimit(s.store, clock), clock)
+	// At most DefaultMemoryBudget of password hashing at once (docs/security.md).
+	hasher := password.NewGate(password.Hasher{}, password.DefaultMemoryBudget, password.DefaultGateWait)
+	people := app.NewPeople(s.store, s.store, s.store, hasher, app.NewRateLimit(s.store, clock), clock)
 	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
 	// Expired sessions are refused when used; this only keeps the table small.
 	s.goBackground(func() {
@@ -370,6 +375,12 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 	disk, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
 	if err != nil {
 		return nil, nil, err
+	}
+	// Partial uploads a crash left; the sweeper removes later ones.
+	if n, err := disk.RemoveLeftovers(ctx, time.Now().Add(-blob.LeftoverAge)); err != nil {
+		s.log.Warn("remove partial uploads left by a crash", "err", err)
+	} else if n > 0 {
+		s.log.Info("removed partial uploads left by a crash", "files", n)
 	}
 	return disk, blob.NewSigner(s.publicURL, secret), nil
 }

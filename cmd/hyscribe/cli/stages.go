@@ -188,9 +188,11 @@ func (s *Service) enrichStage(env stageEnv) (*stageRun, error) {
 
 func (s *Service) notifyStage(env stageEnv) (*stageRun, error) {
 	s.notify = app.NewDeliverEvents(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
-	if _, err := s.notify.ResumePending(env.ctx, time.Minute); err != nil {
-		env.log.Warn("resume pending deliveries", "err", err)
-	}
+	// A send lasts at most the webhook timeout: a lease past it means the
+	// worker died; any live worker then takes the delivery over.
+	s.notify.LeaseFor = s.cfg.WebhookTimeout + 10*time.Second
+	notify := s.notify
+	s.goBackground(func() { notify.RunTakeOver(env.ctx) })
 	return &stageRun{handler: s.notify.Handle}, nil
 }
 

@@ -1,0 +1,4 @@
+package web
+
+// Inert is inert, for the tests of the web package.
+var Inert = inert

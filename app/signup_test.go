@@ -1,0 +1,59 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/app/apptest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// countingHasher counts the expensive calls, the ones timing would reveal.
+type countingHasher struct{ hashes, verifies atomic.Int32 }
+
+func (h *countingHasher) Hash(p string) (string, error) { h.hashes.Add(1); return "hash:" + p, nil }
+func (h *countingHasher) Verify(hash, p string) (bool, error) {
+	h.verifies.Add(1)
+	return hash == "hash:"+p, nil
+}
+
+// TestSignUpDoesTheSameWorkForATakenEmail checks what makes the timing
+// equal: a taken email is hashed like a new one, and answered without an
+// error and without a session.
+func TestSignUpDoesTheSameWorkForATakenEmail(t *testing.T) {
+	st := apptest.NewStore()
+	h := &countingHasher{}
+	clock := ports.SystemClock{}
+	people := app.NewPeople(st, st, st, h, app.NewRateLimit(st, clock), clock)
+	ctx := context.Background()
+	req := app.SignUpRequest{AccountName: "Org", Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"}
+	before := h.hashes.Load()
+	in, err := people.SignUp(ctx, req)
+	if err != nil || in.Token == "" {
+		t.Fatalf("new email: %+v, %v", in, err)
+	}
+	newWork := h.hashes.Load() - before
+	before = h.hashes.Load()
+	req.Email = "A@example.am"
+	again, err := people.SignUp(ctx, req)
+	if err != nil || again.Token != "" {
+		t.Fatalf("taken email: %+v, %v; want no error and no session", again, err)
+	}
+	if takenWork := h.hashes.Load() - before; takenWork != newWork || newWork != 1 {
+		t.Fatalf("hashes: %d for a new email, %d for a taken one; want one each", newWork, takenWork)
+	}
+	for i := range app.SignUpPerIP - 2 {
+		req.Email = "n" + string(rune('a'+i)) + "@example.am"
+		if _, err := people.SignUp(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before = h.hashes.Load()
+	if _, err := people.SignUp(ctx, req); !errors.Is(err, domain.ErrRateLimited) || h.hashes.Load() != before {
+		t.Fatalf("sign-up past the limit: %v, %d hashes; want ErrRateLimited before any hashing", err, h.hashes.Load()-before)
+	}
+}
