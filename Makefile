@@ -18,6 +18,11 @@ export HYSCRIBE_TEST_MINIO_BIN
 # installs Debian's). Set, a missing browser fails the tests; unset, they skip.
 HYSCRIBE_TEST_CHROMIUM ?= /usr/bin/chromium
 export HYSCRIBE_TEST_CHROMIUM
+# The npm packages of the integrators' tests (standardwebhooks, @redocly/cli),
+# installed by .ci/deps.sh outside the work tree and run with Debian's node.
+# Set, missing packages fail the tests; unset, they skip.
+HYSCRIBE_TEST_NPM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/npm
+export HYSCRIBE_TEST_NPM
 # Where the browser tests save their screenshots (look at them).
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS
