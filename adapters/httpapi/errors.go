@@ -40,6 +40,7 @@ var statusTable = []struct {
 	{domain.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "too_large"},
 	{domain.ErrRateLimited, fiber.StatusTooManyRequests, "rate_limited"},
 	{domain.ErrUnavailable, fiber.StatusServiceUnavailable, "unavailable"},
+	{domain.ErrIdempotencyKeyReused, fiber.StatusUnprocessableEntity, "idempotency_key_reused"},
 }
 
 // Messages for answers whose error text is not for clients.
