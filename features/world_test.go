@@ -48,6 +48,7 @@ type world struct {
 	subject *job        // the job last polled: what "the job is …" steps look at
 
 	budgets map[string]*budget // polls per API key in the current minute
+	keyed   []*response        // answers of the creations of idempotency.feature
 }
 
 // me is the customer the scenario is told by.
@@ -185,6 +186,9 @@ func (w *world) do(method, rawURL, apiKey string, body []byte, header map[string
 	w.last = r
 	if r.status == http.StatusTooManyRequests {
 		w.limited = r
+	}
+	if err := conforms(r); err != nil {
+		return r, err
 	}
 	return r, r.failed()
 }
