@@ -87,15 +87,7 @@ func (w *world) submitKeyed(recording, typ, key string) error {
 	if err != nil {
 		return err
 	}
-	r, err := w.upload(j.uploadURL, recording)
-	if err != nil {
-		return err
-	}
-	if r.status != http.StatusOK {
-		return fmt.Errorf("uploading %s answered %d %s, want 200", recording, r.status, clip(r.body))
-	}
-	j.recording = recording
-	return nil
+	return w.uploadTo(j, recording)
 }
 
 // createKeyedAtOnce sends n creations with one key together, each on its

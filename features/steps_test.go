@@ -381,15 +381,7 @@ func (w *world) submitWithChecklist(recording, typ string) error {
 		return err
 	}
 	j.typ = typ
-	r, err = w.upload(j.uploadURL, recording)
-	if err != nil {
-		return err
-	}
-	if r.status != http.StatusOK {
-		return fmt.Errorf("uploading %s answered %d %s, want 200", recording, r.status, clip(r.body))
-	}
-	j.recording = recording
-	return nil
+	return w.uploadTo(j, recording)
 }
 
 // ---- creating jobs ----

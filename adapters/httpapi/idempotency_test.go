@@ -19,14 +19,16 @@ func (e *env) createKeyed(apiKey, idemKey, body string) response {
 	return e.do("POST", "/api/createTranscription", h, strings.NewReader(body))
 }
 
-// jobCount is how many jobs the account has in the store.
-func (e *env) jobCount(account domain.AccountID) int {
+// wantJobs checks how many jobs the account has in the store.
+func (e *env) wantJobs(account domain.AccountID, want int, after string) {
 	e.t.Helper()
 	_, n, err := e.store.(ports.JobLister).ListJobs(context.Background(), ports.JobQuery{Account: account})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return n
+	if n != want {
+		e.t.Fatalf("%d jobs %s, want %d", n, after, want)
+	}
 }
 
 func TestIdempotentCreate(t *testing.T) {
@@ -51,18 +53,14 @@ func TestIdempotentCreate(t *testing.T) {
 			t.Fatalf("retry: Idempotent-Replayed %q, want true", got)
 		}
 	}
-	if n := e.jobCount(acct.ID); n != 1 {
-		t.Fatalf("%d jobs after retries, want 1", n)
-	}
+	e.wantJobs(acct.ID, 1, "after retries")
 
 	// The same key with another body: 422, and still one job.
 	msg := e.createKeyed(key, "order-1042", `{"type":"single_voice"}`).wantError(t, 422, "idempotency_key_reused")
 	if !strings.Contains(msg, "order-1042") || !strings.Contains(msg, "different request body") {
 		t.Fatalf("422 message %q does not say which key and why", msg)
 	}
-	if n := e.jobCount(acct.ID); n != 1 {
-		t.Fatalf("%d jobs after a reused key, want 1", n)
-	}
+	e.wantJobs(acct.ID, 1, "after a reused key")
 
 	// Another key, or no key: new jobs as before.
 	if r := e.createKeyed(key, "order-1043", body); r.status != 200 || string(r.body) == string(first.body) {
@@ -70,9 +68,7 @@ func TestIdempotentCreate(t *testing.T) {
 	}
 	e.create(key, body)
 	e.create(key, body)
-	if n := e.jobCount(acct.ID); n != 4 {
-		t.Fatalf("%d jobs, want 4", n)
-	}
+	e.wantJobs(acct.ID, 4, "after two keys and two plain creates")
 
 	// After 24 hours the key is free again.
 	e.clock.Advance(23 * time.Hour)
@@ -91,9 +87,7 @@ func TestIdempotencyKeysAreAnAccountsOwn(t *testing.T) {
 	if a1.status != 200 || b1.status != 200 || string(a1.body) == string(b1.body) {
 		t.Fatalf("one key text in two accounts: %s / %s", a1.body, b1.body)
 	}
-	if n := e.jobCount(b.ID); n != 1 {
-		t.Fatalf("account B has %d jobs, want 1", n)
-	}
+	e.wantJobs(b.ID, 1, "in account B")
 }
 
 func TestIdempotencyKeyRefusals(t *testing.T) {
@@ -108,9 +102,7 @@ func TestIdempotencyKeyRefusals(t *testing.T) {
 	if r := e.createKeyed(key, "k1", `{"type":"single_voice"}`); r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("key after a refused body: %d %s", r.status, r.body)
 	}
-	if n := e.jobCount(acct.ID); n != 1 {
-		t.Fatalf("%d jobs, want 1", n)
-	}
+	e.wantJobs(acct.ID, 1, "after refused keys and a refused body")
 }
 
 func TestConcurrentIdempotentCreatesMakeOneJob(t *testing.T) {
@@ -140,7 +132,5 @@ func TestConcurrentIdempotentCreatesMakeOneJob(t *testing.T) {
 	if replays != n-1 {
 		t.Fatalf("%d of %d answers marked replayed, want %d", replays, n, n-1)
 	}
-	if got := e.jobCount(acct.ID); got != 1 {
-		t.Fatalf("%d jobs from %d concurrent requests with one key, want 1", got, n)
-	}
+	e.wantJobs(acct.ID, 1, "from concurrent requests with one key")
 }
