@@ -62,17 +62,7 @@ func TestGeneratedWebhookSecretInABrowser(t *testing.T) {
 	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL()})
 	b := browser(t, chrome)
 
-	run(t, b, "sign up",
-		chromedp.Navigate(s.base+"/app/signup"),
-		chromedp.WaitVisible("#org", chromedp.ByID),
-		chromedp.SendKeys("#org", "Կլինիկա", chromedp.ByID),
-		chromedp.SendKeys("#email", "it@clinic.example", chromedp.ByID),
-		chromedp.SendKeys("#password", "a long enough password", chromedp.ByID),
-		chromedp.Click("#signup", chromedp.ByID),
-		chromedp.WaitVisible("#account-id", chromedp.ByID),
-	)
-	var accountID string
-	run(t, b, "read the account", chromedp.Text("#account-id", &accountID, chromedp.ByID))
+	accountID := signUp(t, b, s, shots, "19-signup-for-a-secret", "Կլինիկա", "it@clinic.example")
 	s.cli(t, "account", "update", "--account", accountID, "--plan", "business", "--seconds", "3600")
 
 	run(t, b, "set the receiver",
