@@ -10,6 +10,7 @@ import (
 	"mime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -18,8 +19,11 @@ import (
 const docURL = "https://hyscribe.invalid/openapi.json"
 
 // Doc is a parsed OpenAPI document with its schemas compiled on demand.
+// It is safe for concurrent use (parallel tests share one).
 type Doc struct {
-	raw      map[string]any
+	raw map[string]any // read only
+
+	mu       sync.Mutex // guards the compiler and compiled
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
 }
@@ -103,13 +107,9 @@ func (d *Doc) validate(schemaPtr, mediaType string, body []byte) error {
 	if mediaType != "application/json" {
 		return nil // text formats: documented as strings
 	}
-	sch, ok := d.compiled[schemaPtr]
-	if !ok {
-		var err error
-		if sch, err = d.compiler.Compile(docURL + "#" + schemaPtr); err != nil {
-			return fmt.Errorf("openapicheck: schema %s: %w", schemaPtr, err)
-		}
-		d.compiled[schemaPtr] = sch
+	sch, err := d.schema(schemaPtr)
+	if err != nil {
+		return err
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
@@ -119,6 +119,21 @@ func (d *Doc) validate(schemaPtr, mediaType string, body []byte) error {
 		return fmt.Errorf("body does not match %s: %v\nbody: %.500s", schemaPtr, err, body)
 	}
 	return nil
+}
+
+// schema compiles the schema at ptr once.
+func (d *Doc) schema(ptr string) (*jsonschema.Schema, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if sch, ok := d.compiled[ptr]; ok {
+		return sch, nil
+	}
+	sch, err := d.compiler.Compile(docURL + "#" + ptr)
+	if err != nil {
+		return nil, fmt.Errorf("openapicheck: schema %s: %w", ptr, err)
+	}
+	d.compiled[ptr] = sch
+	return sch, nil
 }
 
 // deref follows the $ref of a response object (to components/responses)
