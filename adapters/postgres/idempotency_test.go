@@ -8,7 +8,12 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
+
+// BenchmarkCreate: what an Idempotency-Key costs a createTranscription's
+// write (docs/performance.md).
+func BenchmarkCreate(b *testing.B) { porttest.BenchCreate(b, openTest(b)) }
 
 // TestIdempotencyAcrossReplicas races one Idempotency-Key from several
 // stores on one database, as API replicas would: exactly one creates the

@@ -150,3 +150,47 @@ var idempotencyTests = []subtest{
 		}
 	}},
 }
+
+// BenchCreate measures creating a job plainly, under a new Idempotency-Key
+// each time, and answering a retry of one key, on the store s (empty).
+func BenchCreate(b *testing.B, s Stores) {
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := s.CreateAccount(b.Context(), acct); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	create := func(key string) bool {
+		n++
+		id := fmt.Sprintf("doc-%d", n)
+		j, evs := uploadingJob(id, acct.ID, t0)
+		if key == "" {
+			if err := s.CreateJob(b.Context(), j, evs); err != nil {
+				b.Fatal(err)
+			}
+			return true
+		}
+		_, created, err := s.CreateJobOnce(b.Context(), keyed(acct.ID, key, "fp", id, t0), j, evs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return created
+	}
+	b.Run("Plain", func(b *testing.B) {
+		for b.Loop() {
+			create("")
+		}
+	})
+	b.Run("NewKey", func(b *testing.B) {
+		for b.Loop() {
+			create(fmt.Sprintf("key-%d", n))
+		}
+	})
+	b.Run("Replay", func(b *testing.B) {
+		create("retried")
+		for b.Loop() {
+			if create("retried") {
+				b.Fatal("a retry created a job")
+			}
+		}
+	})
+}
