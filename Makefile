@@ -26,6 +26,11 @@ HYSCRIBE_TEST_PROMTOOL ?= promtool
 export HYSCRIBE_TEST_PROMTOOL
 HYSCRIBE_TEST_KUBECONFORM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kubeconform
 export HYSCRIBE_TEST_KUBECONFORM
+# The npm packages of the integrators' tests (standardwebhooks, @redocly/cli),
+# installed by .ci/deps.sh outside the work tree and run with Debian's node.
+# Set, missing packages fail the tests; unset, they skip.
+HYSCRIBE_TEST_NPM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/npm
+export HYSCRIBE_TEST_NPM
 # Where the browser tests save their screenshots (look at them).
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS

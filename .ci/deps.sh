@@ -86,3 +86,23 @@ if ! go version -m "$kc_bin/kubeconform" 2>/dev/null | grep -q "github.com/yannh
   echo "deps: building kubeconform ${KUBECONFORM_VERSION} into $kc_bin"
   GOBIN="$kc_bin" go install "github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}"
 fi
+
+# npm tools of the integrators' tests, run with Debian's node: the official
+# Standard Webhooks library verifies our deliveries, and Redocly's CLI lints
+# the OpenAPI document. Installed once into a cache outside the work tree
+# (HYSCRIBE_TEST_NPM in the Makefile), never into the repository.
+[ -x /usr/bin/node ] && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+npm_dir="${HYSCRIBE_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/hyscribe/npm}"
+npm_pkgs=(standardwebhooks@1.1.1 @redocly/cli@2.77.0)
+npm_have() { # every package at its pinned version
+  local p name version
+  for p in "${npm_pkgs[@]}"; do
+    name="${p%@*}" version="${p##*@}"
+    grep -q "\"version\": \"$version\"" "$npm_dir/node_modules/$name/package.json" 2>/dev/null || return 1
+  done
+}
+if ! npm_have; then
+  echo "deps: installing ${npm_pkgs[*]} into $npm_dir"
+  mkdir -p "$npm_dir"
+  npm install --silent --no-audit --no-fund --prefix "$npm_dir" "${npm_pkgs[@]}" >/dev/null
+fi

@@ -19,15 +19,22 @@ type CreateResult struct {
 
 // CreateJob creates a transcription job and its pre-signed upload address.
 type CreateJob struct {
-	jobs       ports.JobStore
+	jobs       jobCreator
 	checklists ports.ChecklistStore
 	signer     ports.UploadSigner
 	clock      ports.Clock
 	uploadTTL  time.Duration
 }
 
+// jobCreator is the store's side of creating jobs: plainly, or once per
+// Idempotency-Key (idempotency.go).
+type jobCreator interface {
+	ports.JobStore
+	ports.IdempotencyStore
+}
+
 // NewCreateJob builds the use case; uploadTTL is the upload window (spec: 1 hour).
-func NewCreateJob(jobs ports.JobStore, checklists ports.ChecklistStore, signer ports.UploadSigner, clock ports.Clock, uploadTTL time.Duration) *CreateJob {
+func NewCreateJob(jobs jobCreator, checklists ports.ChecklistStore, signer ports.UploadSigner, clock ports.Clock, uploadTTL time.Duration) *CreateJob {
 	need("jobs", jobs)
 	need("checklists", checklists)
 	need("signer", signer)
@@ -47,16 +54,30 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 	if err != nil {
 		return CreateResult{}, err
 	}
+	job, events, uploadURL, err := uc.newJob(ctx, p, req)
+	if err != nil {
+		return CreateResult{}, err
+	}
+	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
+		return CreateResult{}, fmt.Errorf("create job: %w", err)
+	}
+	return CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
+}
+
+// newJob makes the job req asks for, in memory, with its upload address.
+// The address is signed before the job is saved: a job is never saved
+// without the answer its creator gets.
+func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateRequest) (domain.Job, []domain.Event, string, error) {
 	if req.ChecklistID != "" {
 		if !domain.PlausibleID(req.ChecklistID) {
-			return CreateResult{}, domain.ErrUnknownChecklist(req.ChecklistID)
+			return domain.Job{}, nil, "", domain.ErrUnknownChecklist(req.ChecklistID)
 		}
 		c, err := uc.checklists.GetChecklist(ctx, p.Account.ID, req.ChecklistID)
 		if errors.Is(err, domain.ErrNotFound) || (err == nil && c.Archived) {
-			return CreateResult{}, domain.ErrUnknownChecklist(req.ChecklistID)
+			return domain.Job{}, nil, "", domain.ErrUnknownChecklist(req.ChecklistID)
 		}
 		if err != nil {
-			return CreateResult{}, fmt.Errorf("create job: %w", err)
+			return domain.Job{}, nil, "", fmt.Errorf("create job: %w", err)
 		}
 		// The job keeps the version it was created with: editing the
 		// checklist later does not change what this job is analysed against.
@@ -64,14 +85,11 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 	}
 	now := uc.clock.Now()
 	job, events := domain.NewJob(domain.DocID(NewID()), p.Account.ID, req, now, uc.uploadTTL)
-	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
-		return CreateResult{}, fmt.Errorf("create job: %w", err)
-	}
 	uploadURL, err := uc.signer.SignUpload(ctx, job.ID, job.UploadExpiresAt)
 	if err != nil {
-		return CreateResult{}, fmt.Errorf("create job: %w", err)
+		return domain.Job{}, nil, "", fmt.Errorf("create job: %w", err)
 	}
-	return CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
+	return job, events, uploadURL, nil
 }
 
 // GetJob answers a poll: the caller's job as the spec's job object.

@@ -36,6 +36,7 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	})
 
 	w.analysisSteps(sc)
+	w.integratorSteps(sc)
 
 	// Accounts, set up with the hyscribe CLI as an operator would.
 	sc.Step(`^I have a (Business|Free) account with (\d+(?:\.\d+)?) seconds? of audio remaining$`, w.iHaveAccount)
@@ -380,15 +381,7 @@ func (w *world) submitWithChecklist(recording, typ string) error {
 		return err
 	}
 	j.typ = typ
-	r, err = w.upload(j.uploadURL, recording)
-	if err != nil {
-		return err
-	}
-	if r.status != http.StatusOK {
-		return fmt.Errorf("uploading %s answered %d %s, want 200", recording, r.status, clip(r.body))
-	}
-	j.recording = recording
-	return nil
+	return w.uploadTo(j, recording)
 }
 
 // ---- creating jobs ----

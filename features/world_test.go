@@ -48,6 +48,7 @@ type world struct {
 	subject *job        // the job last polled: what "the job is …" steps look at
 
 	budgets map[string]*budget // polls per API key in the current minute
+	keyed   []*response        // answers of the creations of idempotency.feature
 }
 
 // me is the customer the scenario is told by.
@@ -186,6 +187,9 @@ func (w *world) do(method, rawURL, apiKey string, body []byte, header map[string
 	if r.status == http.StatusTooManyRequests {
 		w.limited = r
 	}
+	if err := conforms(r); err != nil {
+		return r, err
+	}
 	return r, r.failed()
 }
 
@@ -303,15 +307,20 @@ func (w *world) submit(a *actor, recording, typ string, metadata json.RawMessage
 	if err != nil {
 		return nil, err
 	}
+	return j, w.uploadTo(j, recording)
+}
+
+// uploadTo uploads a recording to the job's address, which must succeed.
+func (w *world) uploadTo(j *job, recording string) error {
 	r, err := w.upload(j.uploadURL, recording)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if r.status != http.StatusOK {
-		return nil, fmt.Errorf("uploading %s answered %d %s, want 200", recording, r.status, clip(r.body))
+		return fmt.Errorf("uploading %s answered %d %s, want 200", recording, r.status, clip(r.body))
 	}
 	j.recording = recording
-	return j, nil
+	return nil
 }
 
 func (w *world) pollURL(docID string) string {

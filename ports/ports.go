@@ -99,6 +99,7 @@ type Stores interface {
 	JobLister
 	UserStore
 	SessionStore
+	IdempotencyStore
 }
 
 // AnalysisStore keeps checklist analyses, one per job, for the web

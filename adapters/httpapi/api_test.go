@@ -73,42 +73,10 @@ func TestPollTerminalJobs(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	_, key := e.account(domain.PlanBusiness)
-	ctx := context.Background()
 	done, _ := e.newJob(key)
 	failed, _ := e.newJob(key)
-	now := e.clock.Now()
-
-	err := e.store.UpdateJob(ctx, domain.DocID(done), func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
-		var evs []domain.Event
-		steps := []func() ([]domain.Event, error){
-			func() ([]domain.Event, error) { return j.ReceiveUpload(now, "audio/x/y.mp3", 10) },
-			func() ([]domain.Event, error) {
-				return j.Measure(now, domain.AudioInfo{Duration: 9.5, Channels: 1, SampleRate: 16000}, a, 0)
-			},
-			func() ([]domain.Event, error) { return j.StartConverting(now) },
-			func() ([]domain.Event, error) { return j.Recognize(now, "Բարև Ձեզ", nil) },
-			func() ([]domain.Event, error) {
-				return j.Complete(now, "Ողջույն", "Կարճ ամփոփում։", "hy-AM")
-			},
-		}
-		for _, step := range steps {
-			ev, err := step()
-			if err != nil {
-				return nil, err
-			}
-			evs = append(evs, ev...)
-		}
-		return evs, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = e.store.UpdateJob(ctx, domain.DocID(failed), func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
-		return j.Fail(now, "the file is WAV audio, not MP3", a)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.transcribe(done)
+	e.fail(failed)
 
 	job := e.poll(key, done).json(t)
 	wantJob(t, job, "transcribed")

@@ -40,6 +40,7 @@ var statusTable = []struct {
 	{domain.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "too_large"},
 	{domain.ErrRateLimited, fiber.StatusTooManyRequests, "rate_limited"},
 	{domain.ErrUnavailable, fiber.StatusServiceUnavailable, "unavailable"},
+	{domain.ErrIdempotencyKeyReused, fiber.StatusUnprocessableEntity, "idempotency_key_reused"},
 }
 
 // Messages for answers whose error text is not for clients.
@@ -84,6 +85,9 @@ func classify(err error) (status int, code, msg string, internal bool) {
 		he *httpError
 		fe *fiber.Error
 	)
+	if errors.As(err, &fe) && ambiguousFraming(fe.Message) {
+		err = errAmbiguousLength
+	}
 	switch {
 	case errors.As(err, &ve):
 		return fiber.StatusBadRequest, ve.Code, ve.Msg, false
@@ -106,6 +110,13 @@ func classify(err error) (status int, code, msg string, internal bool) {
 		}
 	}
 	return fiber.StatusInternalServerError, "internal", msgInternal, true
+}
+
+// ambiguousFraming tells fasthttp's own refusals of a request with two
+// lengths (it refuses any repeated Content-Length, and one beside a
+// Transfer-Encoding, before headerReceived sees the headers) by their text.
+func ambiguousFraming(msg string) bool {
+	return strings.Contains(msg, "duplicate content-length") || strings.Contains(msg, "content-length and transfer-encoding conflict")
 }
 
 // humanMessage is the error's text without the sentinel's own words, which

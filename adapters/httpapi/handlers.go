@@ -112,9 +112,16 @@ func (s *server) createTranscription(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Create.Handle(ctx, p, body)
+	key, err := domain.ParseIdempotencyKey(c.Get(headerIdempotencyKey))
 	if err != nil {
 		return err
+	}
+	res, replayed, err := s.deps.Create.HandleOnce(ctx, p, body, key)
+	if err != nil {
+		return err
+	}
+	if replayed {
+		c.Set(headerIdempotentReplayed, "true")
 	}
 	return c.Status(fiber.StatusOK).JSON(res)
 }
@@ -237,5 +244,5 @@ func (s *server) serveMetrics(c *fiber.Ctx) error {
 // serveOpenAPI is GET /api/openapi.json, the description of all of the above.
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(openAPIDocument)
+	return c.Send(s.openapi)
 }

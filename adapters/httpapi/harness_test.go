@@ -20,6 +20,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/adapters/httpapi/openapicheck"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/app"
@@ -71,6 +72,7 @@ type store interface {
 	ports.AccountStore
 	ports.ChecklistStore
 	ports.RateCounter
+	ports.IdempotencyStore
 }
 
 type options struct {
@@ -344,5 +346,20 @@ func checkContract(t *testing.T, method, rawPath string, r response) {
 	responses := op["responses"].(map[string]any)
 	if _, ok := responses[fmt.Sprint(r.status)]; !ok {
 		t.Errorf("%s %s: status %d is not documented for %s", method, path, r.status, tmpl)
+		return
+	}
+	if method != "HEAD" {
+		if err := schemas().Response(method, tmpl, r.status, r.header.Get("Content-Type"), r.body); err != nil {
+			t.Errorf("%s %s: %v", method, path, err)
+		}
 	}
 }
+
+// schemas validates bodies against the embedded document's schemas.
+var schemas = sync.OnceValue(func() *openapicheck.Doc {
+	d, err := openapicheck.New(openAPIDocument)
+	if err != nil {
+		panic(err)
+	}
+	return d
+})

@@ -160,8 +160,14 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			served[rt.Method+" "+p] = rt.Name
 		}
 	}
+	// Operations documented here and served by another branch of issue 12
+	// (exports, deletion): once both are merged, delete this map.
+	servedElsewhere := map[string]bool{"/api/exportTranscription": true, "/api/deleteTranscription": true}
 	documented := map[string]string{}
 	for p, item := range paths {
+		if servedElsewhere[p] && !allPaths[p] {
+			continue
+		}
 		for method, op := range item.(map[string]any) {
 			if method == "servers" || method == "parameters" {
 				continue
@@ -183,7 +189,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 
 	// Expected statuses per operation, and the shape of each.
 	statuses := map[string][]string{
-		"POST /api/createTranscription": {"200", "400", "401", "403", "405", "413", "429", "500", "503"},
+		"POST /api/createTranscription": {"200", "400", "401", "403", "405", "413", "422", "429", "500", "503"},
+		"GET /api/exportTranscription":  {"200", "400", "401", "403", "404", "405", "409", "429", "500", "503"},
+		"POST /api/deleteTranscription": {"200", "400", "401", "403", "404", "405", "413", "429", "500", "503"},
 		"GET /api/getTranscription":     {"200", "400", "401", "403", "404", "405", "429", "500", "503"},
 		"PUT /upload/{docId}":           {"200", "400", "403", "405", "409", "413", "429", "500", "503"},
 		"GET /healthz":                  {"200", "405", "500", "503"},

@@ -109,7 +109,8 @@ var errAmbiguousLength = domain.Invalid("ambiguous_length",
 
 // framingError refuses headers that give a request two lengths: a
 // Content-Length beside a Transfer-Encoding, or Content-Lengths that differ
-// (RFC 9112 §6.3). Repeating the same Content-Length is allowed.
+// (RFC 9112 §6.3). fasthttp itself refuses a repeated Content-Length, even an
+// agreeing one, before this runs (classify answers it as ambiguous_length).
 func framingError(raw []byte) error {
 	var length []byte
 	lengths, encodings := 0, 0

@@ -41,6 +41,11 @@ type Config struct {
 	UploadMinRate    int64
 	UploadRateWindow time.Duration
 	UploadsPerClient int
+
+	// PublicURL is the service's address (HYSCRIBE_PUBLIC_URL), named as
+	// the server of the OpenAPI document served; "" keeps the document's
+	// own.
+	PublicURL string
 }
 
 func (c Config) withDefaults() Config {
@@ -110,6 +115,13 @@ const (
 	uploadPrefix = "/upload/"
 )
 
+// Idempotent creation (IETF httpapi draft): the request's key, and the
+// mark on an answer that repeats the first one.
+const (
+	headerIdempotencyKey     = "Idempotency-Key"
+	headerIdempotentReplayed = "Idempotent-Replayed"
+)
+
 // Rate-limit scopes: each has its own counter per API key.
 const (
 	scopePoll   = "poll"
@@ -121,6 +133,7 @@ var openAPIDocument []byte
 
 type server struct {
 	cfg       Config
+	openapi   []byte // openAPIDocument with the server's address
 	deps      Deps
 	table     []route
 	log       *slog.Logger
@@ -169,6 +182,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	}
 	s := &server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger}
 	s.table = s.routes()
+	s.openapi = servedOpenAPI(openAPIDocument, s.cfg.PublicURL)
 	s.requests = deps.Metrics.Counter("http_requests_total",
 		"HTTP requests served, by route pattern, method and status code.", "route", "method", "code")
 	s.durations = deps.Metrics.Histogram("http_request_duration_seconds",

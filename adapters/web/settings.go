@@ -16,6 +16,10 @@ type settingsData struct {
 	NewKey    string
 	PublicURL string
 	Owner     bool
+	// NewSecret is a webhookSecret just generated, shown this once;
+	// SecretMask is how the current one is shown otherwise (secret.go).
+	NewSecret  string
+	SecretMask string
 }
 
 func (w *Web) settings(c *fiber.Ctx) error {
@@ -27,18 +31,23 @@ func (w *Web) settings(c *fiber.Ctx) error {
 	if c.Query("saved") != "" {
 		vw.Flash = text(vw.Lang, "set.saved")
 	}
-	return w.renderSettings(c, v, vw, "")
+	return w.renderSettings(c, v, vw, shownOnce{})
 }
 
-func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, newKey string) error {
+// shownOnce is what a settings page shows whole this once: a new API key
+// or a new webhook secret, neither of which is shown again.
+type shownOnce struct{ Key, Secret string }
+
+func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, once shownOnce) error {
 	keys, err := w.deps.Provision.ListAPIKeys(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, NewKey: newKey, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
-	if !d.Owner {
-		d.Account.WebhookSecret = "" // members do not see the secret
-	}
+	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, NewKey: once.Key, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
+	d.NewSecret, d.SecretMask = once.Secret, maskSecret(v.Account.WebhookSecret, d.Owner)
+	// The secret is never written into the page whole, except right after
+	// it was generated; members do not see even its mask.
+	d.Account.WebhookSecret = ""
 	vw.Data = d
 	return w.render(c, "settings", vw)
 }
@@ -54,15 +63,21 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	}
 	hook, secret, analysis := f.Get("webhookURL"), f.Get("webhookSecret"), f.Get("analysisWebhookURL")
 	notify := f.Get("notifyFailures") == "on"
-	_, err = w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, app.AccountChanges{
-		WebhookURL: &hook, WebhookSecret: &secret, AnalysisWebhookURL: &analysis, NotifyFailures: &notify,
-	})
+	changes := app.AccountChanges{WebhookURL: &hook, AnalysisWebhookURL: &analysis, NotifyFailures: &notify}
+	// The page never holds the current secret: an empty field keeps it,
+	// and removing it is a box of its own.
+	if secret != "" || f.Get("clearSecret") == "on" {
+		changes.WebhookSecret = &secret
+	} else {
+		secret = v.Account.WebhookSecret
+	}
+	_, err = w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, changes)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
 		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
 		v.Account.WebhookURL, v.Account.WebhookSecret, v.Account.AnalysisWebhookURL, v.Account.NotifyFailures = hook, secret, analysis, notify
-		return w.renderSettings(c, v, vw, "")
+		return w.renderSettings(c, v, vw, shownOnce{})
 	}
 	if err != nil {
 		return w.serverError(c, err)
@@ -86,7 +101,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	}
 	vw := w.newView(c, v, "set.title", "settings")
 	vw.Path = Prefix + "/settings" // a language switch must not repeat the POST
-	return w.renderSettings(c, v, vw, raw)
+	return w.renderSettings(c, v, vw, shownOnce{Key: raw})
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {

@@ -131,6 +131,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/settings/receiver", w.saveReceiver)
 	r.Post("/settings/keys", w.createKey)
 	r.Post("/settings/keys/:id/revoke", w.revokeKey)
+	r.Post("/settings/secret", w.generateSecret)
 	r.Get("/checklists", w.checklists)
 	r.Get("/checklists/new", w.newChecklist)
 	r.Post("/checklists", w.saveChecklist)

@@ -23,12 +23,28 @@ const (
 // webhook-timestamp may be from the receiver's clock.
 const DefaultTolerance = 5 * time.Minute
 
-// sign is HMAC-SHA256 over "id.timestamp.body". The key is the account's
-// webhookSecret exactly as configured (its bytes), not base64-decoded as the
-// "whsec_" secrets of the Standard Webhooks libraries are; a receiver using
-// one of those libraries passes "whsec_" + base64(secret).
+// SecretPrefix marks a Standard Webhooks secret: "whsec_" followed by the
+// base64 of the signing key.
+const SecretPrefix = "whsec_"
+
+// SigningKey is the HMAC key of a webhookSecret. A secret "whsec_<base64>"
+// is keyed as standardwebhooks.com says, by the base64-decoded remainder, so
+// the official libraries verify our deliveries with the secret as it was
+// configured. Any other secret, and a "whsec_" one whose remainder is not
+// base64, is keyed by its own bytes, as it always was: receivers that
+// verify with a raw secret keep working.
+func SigningKey(secret string) []byte {
+	if rest, ok := strings.CutPrefix(secret, SecretPrefix); ok && rest != "" {
+		if key, err := base64.StdEncoding.DecodeString(rest); err == nil && len(key) > 0 {
+			return key
+		}
+	}
+	return []byte(secret)
+}
+
+// sign is HMAC-SHA256 over "id.timestamp.body" keyed by SigningKey(secret).
 func sign(secret, id string, unix int64, body []byte) []byte {
-	mac := hmac.New(sha256.New, []byte(secret))
+	mac := hmac.New(sha256.New, SigningKey(secret))
 	mac.Write([]byte(id))
 	mac.Write([]byte{'.'})
 	mac.Write([]byte(strconv.FormatInt(unix, 10)))

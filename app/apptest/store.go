@@ -44,6 +44,8 @@ type Store struct {
 	users      map[string]domain.User
 	sessions   map[string]domain.Session
 	written    chan struct{}
+	// idempotency is CreateJobOnce's records (idempotency.go), made on first use.
+	idempotency map[idempotencyKey]domain.Idempotency
 }
 
 type rateKey struct {

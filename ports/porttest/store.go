@@ -52,6 +52,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},
 		{"AnalysisList", analysisListTests},
+		{"Idempotency", idempotencyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

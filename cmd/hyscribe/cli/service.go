@@ -222,7 +222,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err != nil {
 			return nil, err
 		}
-		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit}, httpapi.Deps{
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL}, httpapi.Deps{
 			Auth:      app.NewAuthenticate(s.store, clock),
 			RateLimit: app.NewRateLimit(s.store, clock),
 			Create:    app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL),
