@@ -22,6 +22,7 @@ const (
 var Topics = []string{
 	TopicAudioUploaded, TopicAudioProcessed, TopicTranscriptRecognised,
 	TopicTranscriptReady, TopicAnalysisReady, TopicJobStatus,
+	TopicJobDeleted,
 }
 
 // DLQ names the dead-letter topic of topic.
