@@ -146,7 +146,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 			if errors.Is(err, domain.ErrInvalidTransition) {
 				return nil
 			}
-			return fmt.Errorf("transcribe: %w", err)
+			return ignoreMissing(err, "transcribe")
 		}
 	}
 	text, segs, err := uc.recognise(ctx, j)

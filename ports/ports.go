@@ -101,6 +101,8 @@ type AnalysisStore interface {
 	// SaveAnalysis saves a and its events (the outbox) in one transaction.
 	// A job has at most one analysis: a second save for a.DocID is
 	// domain.ErrConflict and saves nothing, so a replayed stage is a no-op.
+	// The analysis of a deleted job (see JobDeleter) is domain.ErrNotFound
+	// and saves nothing.
 	SaveAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error
 	// GetAnalysis returns an analysis by its ID or domain.ErrNotFound.
 	GetAnalysis(ctx context.Context, id string) (domain.Analysis, error)

@@ -38,11 +38,17 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 		return fmt.Errorf("sqlite.SaveAnalysis: encode results: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO analyses (id, doc_id, account_id, checklist_id, checklist_version,
-			checklist_name, status, error, results, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		// A job deleted while its analysis ran keeps no analysis.
+		res, err := tx.ExecContext(ctx, `INSERT INTO analyses (id, doc_id, account_id, checklist_id, checklist_version,
+			checklist_name, status, error, results, created_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+			WHERE NOT EXISTS (SELECT 1 FROM job_tombstones WHERE doc_id = ?)`,
 			a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
-			a.Status, a.Error, string(results), toMs(a.CreatedAt)); err != nil {
+			a.Status, a.Error, string(results), toMs(a.CreatedAt), string(a.DocID))
+		if err != nil {
 			return translate(err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return fmt.Errorf("job deleted: %w", domain.ErrNotFound)
 		}
 		return insertEvents(ctx, tx, events)
 	})

@@ -84,6 +84,19 @@ var deletionTests = []struct {
 		_, err = s.GetTombstone(ctxOf(t), keep.ID)
 		wantErr(t, err, domain.ErrNotFound, "tombstone of a live job")
 	}},
+	{"NoAnalysisAfterDelete", func(t *testing.T, s DeletionStores) {
+		acct := newAccount(t, s, "acc", 60_000)
+		j, evs := transcribedJob(t, "doc-del", &acct)
+		createJob(t, s, j, evs)
+		must(s.DeleteJob(ctxOf(t), j.ID, func(j *domain.Job, a *domain.Account) (domain.Tombstone, []domain.Event, error) {
+			return j.Delete(t0, domain.DeletedOnRequest, a)
+		}))
+		// The analyze stage was running when the job was deleted.
+		err := s.SaveAnalysis(ctxOf(t), sampleAnalysis("an-late", j.ID, acct.ID), nil)
+		wantErr(t, err, domain.ErrNotFound, "analysis saved after its job was deleted")
+		_, err = s.AnalysisByDoc(ctxOf(t), j.ID)
+		wantErr(t, err, domain.ErrNotFound, "analysis of a deleted job")
+	}},
 	{"RefundsReservedBalance", func(t *testing.T, s DeletionStores) {
 		acct := newAccount(t, s, "acc", 60_000)
 		j, evs := convertingJob(t, "doc-conv", &acct, t0, t0)
