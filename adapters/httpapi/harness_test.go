@@ -71,6 +71,7 @@ type store interface {
 	ports.AccountStore
 	ports.ChecklistStore
 	ports.RateCounter
+	ports.JobDeleter
 }
 
 type options struct {
@@ -148,6 +149,8 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 		Create:    app.NewCreateJob(st, st, signer, e.clock, 0),
 		Get:       app.NewGetJob(st),
 		Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
+		Export:    app.NewExportJob(st),
+		Delete:    app.NewDeleteJob(st, blobs, e.clock, nil),
 		Ready:     ready,
 		Metrics:   e.reg,
 		Logger:    slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

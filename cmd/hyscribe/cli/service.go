@@ -93,6 +93,8 @@ func parseStages(s string) ([]string, error) {
 // storeCloser is every store port plus Close.
 type storeCloser interface {
 	ports.Stores
+	ports.JobDeleter
+	ports.RetentionStore
 	Close() error
 }
 
@@ -248,6 +250,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
+		retention := app.NewRetentionSweeper(s.store, app.NewDeleteJob(s.store, blobs, clock, log), clock, log)
+		retention.Interval = cfg.RetentionInterval
+		s.goBackground(func() { _ = retention.Run(workCtx) })
 	}
 
 	if roles&RoleAPI != 0 {
@@ -261,6 +266,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Create:    app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL),
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
+			Export:    app.NewExportJob(s.store),
+			Delete:    app.NewDeleteJob(s.store, blobs, clock, log),
 			Ready:     s.isReady,
 			Web:       webapp.Register,
 			Metrics:   reg,
