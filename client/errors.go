@@ -49,16 +49,16 @@ func (s *statusError) Error() string { return s.text }
 // gives the message and Retry-After.
 var (
 	ErrBadRequest       error = &statusError{http.StatusBadRequest, "hyscribe: bad request"}              // 400: missing docId, invalid body
-	ErrUnauthorized     error = &statusError{http.StatusUnauthorized, "hyscribe: unauthorized"}          // 401: missing or invalid API key
-	ErrForbidden        error = &statusError{http.StatusForbidden, "hyscribe: forbidden"}                // 403: not on the Business plan; bad upload address
-	ErrNotFound         error = &statusError{http.StatusNotFound, "hyscribe: not found"}                 // 404: no such job for this key
+	ErrUnauthorized     error = &statusError{http.StatusUnauthorized, "hyscribe: unauthorized"}           // 401: missing or invalid API key
+	ErrForbidden        error = &statusError{http.StatusForbidden, "hyscribe: forbidden"}                 // 403: not on the Business plan; bad upload address
+	ErrNotFound         error = &statusError{http.StatusNotFound, "hyscribe: not found"}                  // 404: no such job for this key
 	ErrMethodNotAllowed error = &statusError{http.StatusMethodNotAllowed, "hyscribe: method not allowed"} // 405
-	ErrConflict         error = &statusError{http.StatusConflict, "hyscribe: conflict"}                  // 409: not transcribed yet; already uploaded
-	ErrTooLarge         error = &statusError{http.StatusRequestEntityTooLarge, "hyscribe: too large"}    // 413
-	ErrUnprocessable    error = &statusError{http.StatusUnprocessableEntity, "hyscribe: unprocessable"}  // 422: Idempotency-Key reused with another body
-	ErrRateLimited      error = &statusError{http.StatusTooManyRequests, "hyscribe: rate limited"}       // 429: see Error.RetryAfter
-	ErrServer           error = &statusError{http.StatusInternalServerError, "hyscribe: server error"}   // 500 and other 5xx but 503
-	ErrUnavailable      error = &statusError{http.StatusServiceUnavailable, "hyscribe: unavailable"}     // 503
+	ErrConflict         error = &statusError{http.StatusConflict, "hyscribe: conflict"}                   // 409: not transcribed yet; already uploaded
+	ErrTooLarge         error = &statusError{http.StatusRequestEntityTooLarge, "hyscribe: too large"}     // 413
+	ErrUnprocessable    error = &statusError{http.StatusUnprocessableEntity, "hyscribe: unprocessable"}   // 422: Idempotency-Key reused with another body
+	ErrRateLimited      error = &statusError{http.StatusTooManyRequests, "hyscribe: rate limited"}        // 429: see Error.RetryAfter
+	ErrServer           error = &statusError{http.StatusInternalServerError, "hyscribe: server error"}    // 500 and other 5xx but 503
+	ErrUnavailable      error = &statusError{http.StatusServiceUnavailable, "hyscribe: unavailable"}      // 503
 )
 
 // apiError reads a non-2xx answer into an *Error.
