@@ -559,7 +559,7 @@ func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *met
 	rows := reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
 	c, err := kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
 		Brokers: s.brokers, Group: "hyscribe-" + StageAnalytics,
-		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus},
+		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted},
 		Handler: sink.Write, Logger: log.With("stage", StageAnalytics),
 		OnBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
 	})
