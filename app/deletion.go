@@ -204,3 +204,31 @@ func (s *RetentionSweeper) SweepOnce(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// Retention reads and sets an account's retention rule: the number of days
+// after which its jobs are deleted (0: kept forever).
+type Retention struct{ store ports.RetentionStore }
+
+// NewRetention builds the use case.
+func NewRetention(store ports.RetentionStore) *Retention {
+	need("store", store)
+	return &Retention{store: store}
+}
+
+// Days returns the account's rule.
+func (uc *Retention) Days(ctx context.Context, account domain.AccountID) (int, error) {
+	d, err := uc.store.RetentionDays(ctx, account)
+	if err != nil {
+		return 0, fmt.Errorf("retention: %w", err)
+	}
+	return d, nil
+}
+
+// Set changes the account's rule; a number outside 0…MaxRetentionDays is a
+// validation error.
+func (uc *Retention) Set(ctx context.Context, account domain.AccountID, days int) error {
+	if err := domain.ValidRetentionDays(days); err != nil {
+		return err
+	}
+	return uc.store.SetRetentionDays(ctx, account, days)
+}

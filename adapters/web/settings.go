@@ -16,6 +16,7 @@ type settingsData struct {
 	NewKey    string
 	PublicURL string
 	Owner     bool
+	Retention int // days; 0 keeps recordings forever, -1 not offered
 }
 
 func (w *Web) settings(c *fiber.Ctx) error {
@@ -36,6 +37,9 @@ func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, newKey stri
 		return w.serverError(c, err)
 	}
 	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, NewKey: newKey, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
+	if d.Retention, err = w.retentionDays(c, v); err != nil {
+		return w.serverError(c, err)
+	}
 	if !d.Owner {
 		d.Account.WebhookSecret = "" // members do not see the secret
 	}

@@ -201,10 +201,8 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			return parseErr
 		}
 		days, setDays := retentionFlag(fs, *retention)
-		if setDays {
-			if err := domain.ValidRetentionDays(days); err != nil {
-				return err
-			}
+		if err := domain.ValidRetentionDays(days); setDays && err != nil {
+			return err // before anything else changes
 		}
 		a, err := prov.UpdateAccount(ctx, domain.AccountID(*id), c)
 		if err != nil {
@@ -212,7 +210,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		}
 		out := accountJSON(a)
 		if setDays {
-			if err := store.SetRetentionDays(ctx, a.ID, days); err != nil {
+			if err := app.NewRetention(store).Set(ctx, a.ID, days); err != nil {
 				return err
 			}
 			out["retentionDays"] = days

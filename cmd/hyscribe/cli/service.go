@@ -332,6 +332,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		People:     people,
 		Provision:  app.NewProvision(s.store, s.store, clock),
 		Recordings: app.NewRecordings(s.store, blobs, sender, analysis.New(), reports, clock),
+		Retention:  app.NewRetention(s.store),
 		Logger:     s.log,
 	}), nil
 }
