@@ -36,6 +36,7 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	})
 
 	w.analysisSteps(sc)
+	w.exportSteps(sc)
 
 	// Accounts, set up with the hyscribe CLI as an operator would.
 	sc.Step(`^I have a (Business|Free) account with (\d+(?:\.\d+)?) seconds? of audio remaining$`, w.iHaveAccount)
