@@ -151,6 +151,9 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	}
 	text, segs, err := uc.recognise(ctx, j)
 	if err != nil && !domain.IsPermanent(err) {
+		if _, gerr := uc.jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
+			return nil // deleted while recognised, its audio with it: nothing to retry
+		}
 		return err
 	}
 	now := uc.clock.Now()

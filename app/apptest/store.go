@@ -43,6 +43,9 @@ type Store struct {
 	users      map[string]domain.User
 	sessions   map[string]domain.Session
 	written    chan struct{}
+	// Deleted jobs and retention rules (deletion.go); nil until first used.
+	tombstones map[domain.DocID]domain.Tombstone
+	retention  map[domain.AccountID]int
 }
 
 type rateKey struct {
@@ -382,6 +385,9 @@ func (s *Store) SaveAnalysis(_ context.Context, a domain.Analysis, events []doma
 	defer s.mu.Unlock()
 	if _, ok := s.analyses[a.DocID]; ok {
 		return fmt.Errorf("apptest.SaveAnalysis: analysis of %s: %w", a.DocID, domain.ErrConflict)
+	}
+	if _, gone := s.tombstones[a.DocID]; gone {
+		return fmt.Errorf("apptest.SaveAnalysis: job %s deleted: %w", a.DocID, domain.ErrNotFound)
 	}
 	for _, b := range s.analyses {
 		if b.ID == a.ID {
