@@ -213,19 +213,8 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 		   OR (status IN ('processing', 'converting') AND updated_at < $2)
 		ORDER BY created_at, id
 		LIMIT $3`, toMs(now), toMs(stuckBefore), limit)
+	out, err := scanJobs(rows, err)
 	if err != nil {
-		return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
-	}
-	defer rows.Close()
-	var out []domain.Job
-	for rows.Next() {
-		j, err := toDomainJob(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres.StaleJobs: %w", translate(err))
 	}
 	return out, nil

@@ -120,20 +120,27 @@ func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]do
 		  AND created_at < ? - (SELECT days FROM account_retention r WHERE r.account_id = jobs.account_id) * 86400000
 		ORDER BY created_at, id
 		LIMIT ?`, toMs(now), limit)
+	out, err := scanJobs(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.ExpiredJobs: %w", err)
+	}
+	return out, nil
+}
+
+// scanJobs reads every job of a query's rows (err is the query's) and
+// closes them.
+func scanJobs(rows *sql.Rows, err error) ([]domain.Job, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []domain.Job
 	for rows.Next() {
 		j, err := toDomainJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite.ExpiredJobs: %w", err)
+			return nil, err
 		}
 		out = append(out, j)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite.ExpiredJobs: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }

@@ -176,19 +176,8 @@ func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit
 		   OR (status IN ('processing', 'converting') AND updated_at < ?)
 		ORDER BY created_at, id
 		LIMIT ?`, toMs(now), toMs(stuckBefore), limit)
+	out, err := scanJobs(rows, err)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.StaleJobs: %w", err)
-	}
-	defer rows.Close()
-	var out []domain.Job
-	for rows.Next() {
-		j, err := toDomainJob(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.StaleJobs: %w", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.StaleJobs: %w", err)
 	}
 	return out, nil
