@@ -181,10 +181,10 @@ func VTT(cues []Cue) string {
 	return b.String()
 }
 
-// vttEscape keeps recognised text from being read as cue markup.
-func vttEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+// vttEscaper keeps recognised text from being read as cue markup.
+var vttEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func vttEscape(s string) string { return vttEscaper.Replace(s) }
 
 // wrapCue breaks a text longer than one line at the space nearest its middle.
 func wrapCue(s string) string {
@@ -279,7 +279,7 @@ func exportJSON(j Job) ([]byte, error) {
 			done += n + 1
 		}
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	return json.Marshal(doc)
 }
 
 // ExportFilename is the download's file name: the docId and the format.

@@ -93,3 +93,24 @@ func TestExportRefusesUnfinishedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkExportHourLongCall renders a one-hour phone call (1,200 segments
+// of 3 s, about 40,000 words) in each format: the work of one export request.
+func BenchmarkExportHourLongCall(b *testing.B) {
+	j := Job{ID: "bench", Type: TypePhoneCall, Status: StatusTranscribed, Audio: &AudioInfo{Duration: 3600}}
+	line := strings.Repeat("Բարեւ ձեզ, ես զանգում եմ պատվերի մասին ", 4)
+	for i := 0; i < 1200; i++ {
+		j.Segments = append(j.Segments, Segment{Start: float64(i) * 3, End: float64(i)*3 + 2.9, Text: line, Speaker: []string{"1", "2"}[i%2]})
+	}
+	j.Transcription = FormatPhoneCall(j.Segments)
+	for _, f := range ExportFormats {
+		b.Run(string(f), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Export(j, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
