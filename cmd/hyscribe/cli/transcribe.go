@@ -92,10 +92,3 @@ func transcribeCmd(ctx context.Context, args []string, getenv func(string) strin
 	_, err = stdout.Write(out)
 	return err
 }
-
-// retentionFlag reports --retention-days when it was given.
-func retentionFlag(fs *flag.FlagSet, days int) (int, bool) {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "retention-days" })
-	return days, set
-}
