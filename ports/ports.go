@@ -249,7 +249,8 @@ type Outbox interface {
 // DeliveryStore records every attempt to deliver an event to a receiver.
 type DeliveryStore interface {
 	// BeginDelivery saves d as pending. It returns false, saving nothing, when
-	// a delivery with d.EventID already exists: the event is a repeat.
+	// a delivery with d.EventID already exists: the event is a repeat; and
+	// when d's job was deleted (see JobDeleter): nothing is sent for it.
 	BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error)
 	// FinishDelivery saves the outcome of the delivery with d.ID.
 	FinishDelivery(ctx context.Context, d domain.Delivery) error

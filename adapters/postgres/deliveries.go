@@ -30,16 +30,28 @@ func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
 // the event already has a delivery; domain.ErrConflict if d.ID is taken by
 // another event's delivery.
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
-			payload, status, http_status, latency_ms, error, created_at, attempted_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-		ON CONFLICT (event_id) DO NOTHING`,
-		d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, d.Payload,
-		domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+	var first bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// Nothing is begun for a deleted job: its webhook must not go out.
+		// The share lock waits for a DeleteJob in progress, whose tombstone
+		// the next statement then sees.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(d.DocID)); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
+				payload, status, http_status, latency_ms, error, created_at, attempted_at)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+			WHERE NOT EXISTS (SELECT 1 FROM job_tombstones WHERE doc_id = $3)
+			ON CONFLICT (event_id) DO NOTHING`,
+			d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, d.Payload,
+			domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+		first = tag.RowsAffected() == 1
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("postgres.BeginDelivery: %w", translate(err))
 	}
-	return tag.RowsAffected() == 1, nil
+	return first, nil
 }
 
 // FinishDelivery saves the outcome (status, HTTP status, latency, error,

@@ -31,12 +31,14 @@ func toDomainDelivery(sc scanner) (domain.Delivery, error) {
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
 	var first bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		// Nothing is begun for a deleted job: its webhook must not go out.
 		res, err := tx.ExecContext(ctx, `INSERT INTO deliveries (id, event_id, doc_id, account_id, event_type, url,
 				payload, status, http_status, latency_ms, error, created_at, attempted_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+			WHERE NOT EXISTS (SELECT 1 FROM job_tombstones WHERE doc_id = ?)
 			ON CONFLICT (event_id) DO NOTHING`,
 			d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, payloadArg(d.Payload),
-			domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt))
+			domain.DeliveryPending, d.HTTPStatus, d.LatencyMs, d.Error, toMs(d.CreatedAt), toNullMs(d.AttemptedAt), string(d.DocID))
 		if err != nil {
 			return translate(err)
 		}

@@ -504,6 +504,9 @@ func (s *Store) BeginDelivery(_ context.Context, d domain.Delivery) (bool, error
 			return false, nil
 		}
 	}
+	if _, gone := s.tombstones[d.DocID]; gone {
+		return false, nil
+	}
 	for _, e := range s.deliveries {
 		if e.ID == d.ID {
 			return false, fmt.Errorf("apptest.BeginDelivery: delivery %s: %w", d.ID, domain.ErrConflict)

@@ -97,6 +97,21 @@ var deletionTests = []struct {
 		_, err = s.AnalysisByDoc(ctxOf(t), j.ID)
 		wantErr(t, err, domain.ErrNotFound, "analysis of a deleted job")
 	}},
+	{"NoDeliveryAfterDelete", func(t *testing.T, s DeletionStores) {
+		acct := newAccount(t, s, "acc", 60_000)
+		j, evs := transcribedJob(t, "doc-del", &acct)
+		createJob(t, s, j, evs)
+		must(s.DeleteJob(ctxOf(t), j.ID, func(j *domain.Job, a *domain.Account) (domain.Tombstone, []domain.Event, error) {
+			return j.Delete(t0, domain.DeletedOnRequest, a)
+		}))
+		// The notify stage had read the job just before it was deleted.
+		if first := must(s.BeginDelivery(ctxOf(t), delivery("dl-late", "doc-del/transcript.ready", j.ID, t0))); first {
+			t.Fatal("a delivery was begun for a deleted job")
+		}
+		if d := must(s.Deliveries(ctxOf(t), j.ID)); len(d) != 0 {
+			t.Fatalf("deliveries of a deleted job: %s", dump(d))
+		}
+	}},
 	{"RefundsReservedBalance", func(t *testing.T, s DeletionStores) {
 		acct := newAccount(t, s, "acc", 60_000)
 		j, evs := convertingJob(t, "doc-conv", &acct, t0, t0)
