@@ -100,6 +100,9 @@ func (uc *AnalyzeTranscript) save(ctx context.Context, j domain.Job, a domain.An
 	if errors.Is(err, domain.ErrConflict) {
 		return nil // analysed already: this was a repeat
 	}
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil // the job was deleted while it was analysed
+	}
 	if err != nil {
 		return fmt.Errorf("analyze: save: %w", err)
 	}

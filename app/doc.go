@@ -37,7 +37,7 @@ var errReplay = errors.New("replayed transition")
 // transition applies fn to the job in one store transaction. A permanent
 // error from fn fails the job with its message instead (refunding any
 // reserved balance); an invalid transition means the message is a repeat and
-// is ignored.
+// is ignored, and so does a job deleted meanwhile.
 func transition(ctx context.Context, jobs ports.JobStore, now time.Time, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error {
 	err := jobs.UpdateJob(ctx, id, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
 		evs, err := fn(j, a)
@@ -54,5 +54,6 @@ func transition(ctx context.Context, jobs ports.JobStore, now time.Time, id doma
 	if errors.Is(err, errReplay) || errors.Is(err, domain.ErrInvalidTransition) {
 		return nil
 	}
-	return err
+	// A job deleted while its stage ran is gone: nothing is left to do.
+	return ignoreMissing(err, "transition")
 }

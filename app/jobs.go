@@ -110,15 +110,9 @@ func (uc *GetJob) Handle(ctx context.Context, p Principal, docID string) (domain
 	if docID == "" {
 		return domain.PollView{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
 	}
-	if !domain.PlausibleID(docID) {
-		return domain.PollView{}, notFound(docID)
-	}
-	j, err := uc.jobs.GetJob(ctx, domain.DocID(docID))
-	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != p.Account.ID) {
-		return domain.PollView{}, notFound(docID)
-	}
+	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, docID)
 	if err != nil {
-		return domain.PollView{}, fmt.Errorf("get job: %w", err)
+		return domain.PollView{}, err
 	}
 	return domain.NewPollView(j), nil
 }

@@ -121,17 +121,7 @@ func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, do
 }
 
 func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
-	if !domain.PlausibleID(string(doc)) {
-		return domain.Job{}, domain.ErrNotFound
-	}
-	j, err := uc.jobs.GetJob(ctx, doc)
-	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != account) {
-		return domain.Job{}, domain.ErrNotFound
-	}
-	if err != nil {
-		return domain.Job{}, fmt.Errorf("recording: %w", err)
-	}
-	return j, nil
+	return ownedJob(ctx, uc.jobs, account, string(doc))
 }
 
 // Audio opens the recording's uploaded MP3 and returns its size. It is

@@ -136,11 +136,14 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 			if errors.Is(err, domain.ErrInvalidTransition) {
 				return nil
 			}
-			return fmt.Errorf("transcribe: %w", err)
+			return ignoreMissing(err, "transcribe")
 		}
 	}
 	text, segs, err := uc.recognize(ctx, j)
 	if err != nil && !domain.IsPermanent(err) {
+		if _, gerr := uc.jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
+			return nil // deleted while recognised, its audio with it: nothing to retry
+		}
 		return err
 	}
 	now := uc.clock.Now()

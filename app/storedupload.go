@@ -58,8 +58,9 @@ func (uc *CompleteStoredUpload) Handle(ctx context.Context, ev domain.Event) err
 	log := uc.log.With("docId", ev.DocID, "key", obj.Key, "size", obj.Size)
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if errors.Is(err, domain.ErrNotFound) {
-		log.Warn("stored object of no known job; ignored")
-		return nil
+		// No job, or one deleted before its audio arrived: keep nothing.
+		log.Warn("stored object of no known job; deleted")
+		return uc.delete(ctx, obj.Key)
 	}
 	if err != nil {
 		return fmt.Errorf("complete stored upload: %w", err)
@@ -93,6 +94,10 @@ func (uc *CompleteStoredUpload) Handle(ctx context.Context, ev domain.Event) err
 			return fmt.Errorf("complete stored upload: %w", err)
 		}
 		return uc.late(ctx, j, obj, log)
+	}
+	if errors.Is(err, domain.ErrNotFound) {
+		log.Warn("stored object of a job deleted meanwhile; deleted")
+		return uc.delete(ctx, obj.Key)
 	}
 	if err != nil {
 		return fmt.Errorf("complete stored upload: %w", err)

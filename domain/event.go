@@ -22,6 +22,7 @@ const (
 var Topics = []string{
 	TopicAudioUploaded, TopicAudioProcessed, TopicTranscriptRecognized,
 	TopicTranscriptReady, TopicAnalysisReady, TopicJobStatus,
+	TopicJobDeleted,
 }
 
 // DLQ names the dead-letter topic of topic.

@@ -108,6 +108,8 @@ type AnalysisStore interface {
 	// SaveAnalysis saves a and its events (the outbox) in one transaction.
 	// A job has at most one analysis: a second save for a.DocID is
 	// domain.ErrConflict and saves nothing, so a replayed stage is a no-op.
+	// The analysis of a deleted job (see JobDeleter) is domain.ErrNotFound
+	// and saves nothing.
 	SaveAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error
 	// GetAnalysis returns an analysis by its ID or domain.ErrNotFound.
 	GetAnalysis(ctx context.Context, id string) (domain.Analysis, error)
@@ -254,7 +256,8 @@ type Outbox interface {
 // DeliveryStore records every attempt to deliver an event to a receiver.
 type DeliveryStore interface {
 	// BeginDelivery saves d as pending. It returns false, saving nothing, when
-	// a delivery with d.EventID already exists: the event is a repeat.
+	// a delivery with d.EventID already exists: the event is a repeat; and
+	// when d's job was deleted (see JobDeleter): nothing is sent for it.
 	BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error)
 	// FinishDelivery saves the outcome of the delivery with d.ID.
 	FinishDelivery(ctx context.Context, d domain.Delivery) error

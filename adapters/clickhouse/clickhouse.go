@@ -136,16 +136,26 @@ func splitMs(t time.Time) (time.Time, uint16) {
 
 // Write stores a batch of analysis.ready and job.status events (others are
 // ignored) with one INSERT per table. A repeated event writes rows with the
-// same keys, which FINAL (and background merges) collapse to one.
+// same keys, which FINAL (and background merges) collapse to one. A
+// job.deleted event drops every row of its job (see deletion.go).
 func (s *Store) Write(ctx context.Context, events []domain.Event) error {
-	var results, analyses, statuses []domain.Event
+	var results, analyses, statuses, deleted []domain.Event
 	for _, ev := range events {
 		switch ev.Topic {
 		case domain.TopicAnalysisReady:
 			analyses = append(analyses, ev)
 		case domain.TopicJobStatus:
 			statuses = append(statuses, ev)
+		case domain.TopicJobDeleted:
+			deleted = append(deleted, ev)
 		}
+	}
+	var err error
+	if analyses, err = s.withoutDeleted(ctx, analyses, deleted); err != nil {
+		return err
+	}
+	if statuses, err = s.withoutDeleted(ctx, statuses, deleted); err != nil {
+		return err
 	}
 	results = analyses
 	if len(results) > 0 {
@@ -157,6 +167,9 @@ func (s *Store) Write(ctx context.Context, events []domain.Event) error {
 		if err := s.writeStatuses(ctx, statuses); err != nil {
 			return err
 		}
+	}
+	if len(deleted) > 0 {
+		return s.forget(ctx, deleted)
 	}
 	return nil
 }

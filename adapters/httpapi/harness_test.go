@@ -73,6 +73,7 @@ type store interface {
 	ports.ChecklistStore
 	ports.RateCounter
 	ports.IdempotencyStore
+	ports.JobDeleter
 }
 
 type options struct {
@@ -151,6 +152,8 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 		Create:    app.NewCreateJob(st, st, signer, e.clock, 0),
 		Get:       app.NewGetJob(st),
 		Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
+		Export:    app.NewExportJob(st),
+		Delete:    app.NewDeleteJob(st, blobs, e.clock, nil),
 		Ready:     ready,
 		Readiness: o.readiness,
 		Metrics:   e.reg,

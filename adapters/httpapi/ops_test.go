@@ -160,14 +160,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			served[rt.Method+" "+p] = rt.Name
 		}
 	}
-	// Operations documented here and served by another branch of issue 12
-	// (exports, deletion): once both are merged, delete this map.
-	servedElsewhere := map[string]bool{"/api/exportTranscription": true, "/api/deleteTranscription": true}
 	documented := map[string]string{}
 	for p, item := range paths {
-		if servedElsewhere[p] && !allPaths[p] {
-			continue
-		}
 		for method, op := range item.(map[string]any) {
 			if method == "servers" || method == "parameters" {
 				continue

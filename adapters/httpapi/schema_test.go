@@ -78,10 +78,9 @@ var schemaChecks = []struct {
 	{"GET", "/readyz", "", 200},
 	{"GET", "/metrics", "", 200},
 	{"GET", "/api/openapi.json", "", 200},
-	// After the merge with exports and deletion, one line each:
-	// {"GET", "/api/exportTranscription?docId={done}&format=json", "", 200},
-	// {"GET", "/api/exportTranscription?docId={waiting}&format=srt", "", 409},
-	// {"POST", "/api/deleteTranscription", `{"docId":"{failed}"}`, 200},
+	{"GET", "/api/exportTranscription?docId={done}&format=json", "", 200},
+	{"GET", "/api/exportTranscription?docId={waiting}&format=srt", "", 409},
+	{"POST", "/api/deleteTranscription", `{"docId":"{failed}"}`, 200},
 }
 
 func TestServedAnswersMatchTheDocument(t *testing.T) {

@@ -81,6 +81,8 @@ type Deps struct {
 	Create    *app.CreateJob
 	Get       *app.GetJob
 	Upload    *app.ReceiveUpload
+	Export    *app.ExportJob
+	Delete    *app.DeleteJob
 	// Ready reports whether the process can serve (store open, consumers
 	// running); nil means always ready.
 	Ready func() bool
@@ -108,6 +110,8 @@ const (
 	pathReady   = "/readyz"
 	pathMetrics = "/metrics"
 	pathOpenAPI = "/api/openapi.json"
+	pathExport  = "/api/exportTranscription"
+	pathDelete  = "/api/deleteTranscription"
 	// pathWeb is the web application's prefix; its pages are one metrics
 	// route.
 	pathWeb = "/app"
@@ -126,6 +130,8 @@ const (
 const (
 	scopePoll   = "poll"
 	scopeCreate = "create"
+	scopeExport = "export"
+	scopeDelete = "delete"
 )
 
 //go:embed openapi.json
@@ -159,6 +165,8 @@ func (s *server) routes() []route {
 		{fiber.MethodGet, pathReady, "readyz", s.readyz},
 		{fiber.MethodGet, pathMetrics, "metrics", s.serveMetrics},
 		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
+		{fiber.MethodGet, pathExport, "exportTranscription", s.exportTranscription},
+		{fiber.MethodPost, pathDelete, "deleteTranscription", s.deleteTranscription},
 	}
 }
 
@@ -168,7 +176,7 @@ func (s *server) routes() []route {
 func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Auth": deps.Auth == nil, "RateLimit": deps.RateLimit == nil, "Create": deps.Create == nil,
-		"Get": deps.Get == nil, "Upload": deps.Upload == nil,
+		"Get": deps.Get == nil, "Upload": deps.Upload == nil, "Export": deps.Export == nil, "Delete": deps.Delete == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps." + name + " is required")

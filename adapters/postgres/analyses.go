@@ -30,6 +30,19 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 		return fmt.Errorf("postgres.SaveAnalysis: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// A job deleted while its analysis ran keeps no analysis: the share
+		// lock waits for a DeleteJob in progress, whose tombstone is then seen.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(a.DocID)); err != nil {
+			return translate(err)
+		}
+		var deleted bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_tombstones WHERE doc_id = $1)`,
+			string(a.DocID)).Scan(&deleted); err != nil {
+			return translate(err)
+		}
+		if deleted {
+			return fmt.Errorf("job deleted: %w", domain.ErrNotFound)
+		}
 		b := &pgx.Batch{}
 		b.Queue(sqlstore.Postgres.Insert("analyses", sqlstore.AnalysisCols), row...)
 		queueEvents(b, events)

@@ -23,13 +23,24 @@ func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
 // the event already has a delivery; domain.ErrConflict if d.ID is taken by
 // another event's delivery.
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
+	var first bool
 	d.Status = domain.DeliveryPending
-	tag, err := s.pool.Exec(ctx, sqlstore.Postgres.Insert("deliveries", sqlstore.DeliveryCols)+
-		" ON CONFLICT (event_id) DO NOTHING", sqlstore.DeliveryRow(d)...)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// Nothing is begun for a deleted job: its webhook must not go out.
+		// The share lock waits for a DeleteJob in progress, whose tombstone
+		// the next statement then sees.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(d.DocID)); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sqlstore.Postgres.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
+			" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...)
+		first = tag.RowsAffected() == 1
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("postgres.BeginDelivery: %w", translate(err))
 	}
-	return tag.RowsAffected() == 1, nil
+	return first, nil
 }
 
 // FinishDelivery saves the outcome (status, HTTP status, latency, error,

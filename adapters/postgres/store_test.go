@@ -256,3 +256,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 		t.Fatalf("GetJob of a missing job after the database came back: %v, want ErrNotFound", err)
 	}
 }
+
+func TestDeletionContract(t *testing.T) {
+	porttest.Deletion(t, func(t *testing.T) porttest.DeletionStores { return openTest(t) })
+}

@@ -26,8 +26,14 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 		return fmt.Errorf("sqlite.SaveAnalysis: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, sqlstore.SQLite.Insert("analyses", sqlstore.AnalysisCols), row...); err != nil {
+		// A job deleted while its analysis ran keeps no analysis.
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.InsertUnlessDeleted("analyses", sqlstore.AnalysisCols),
+			append(row, string(a.DocID))...)
+		if err != nil {
 			return translate(err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return fmt.Errorf("job deleted: %w", domain.ErrNotFound)
 		}
 		return insertEvents(ctx, tx, events)
 	})

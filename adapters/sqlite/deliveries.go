@@ -24,9 +24,10 @@ func toDomainDelivery(sc scanner) (domain.Delivery, error) {
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
 	var first bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		// Nothing is begun for a deleted job: its webhook must not go out.
 		d.Status = domain.DeliveryPending
-		res, err := tx.ExecContext(ctx, sqlstore.SQLite.Insert("deliveries", sqlstore.DeliveryCols)+
-			" ON CONFLICT (event_id) DO NOTHING", sqlstore.DeliveryRow(d)...)
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
+			" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...)
 		if err != nil {
 			return translate(err)
 		}

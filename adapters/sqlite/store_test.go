@@ -239,3 +239,7 @@ func TestHitDropsOldWindows(t *testing.T) {
 		t.Fatalf("%d windows kept, want 2: the one 10 minutes old dropped", windows)
 	}
 }
+
+func TestDeletionContract(t *testing.T) {
+	porttest.Deletion(t, func(t *testing.T) porttest.DeletionStores { return openTemp(t) })
+}

@@ -14,6 +14,8 @@ import (
 func (w *Web) funcs() template.FuncMap {
 	return template.FuncMap{
 		"t": func(l Lang, key string) string { return text(l, key) },
+		// exportFormats are the recording page's downloads.
+		"exportFormats": func() []domain.ExportFormat { return domain.ExportFormats },
 		"tf": func(l Lang, key string, args ...any) string {
 			return fmt.Sprintf(text(l, key), args...)
 		},

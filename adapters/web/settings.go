@@ -20,6 +20,7 @@ type settingsData struct {
 	// SecretMask is how the current one is shown otherwise (secret.go).
 	NewSecret  string
 	SecretMask string
+	Retention int // days; 0 keeps recordings forever, -1 not offered
 }
 
 func (w *Web) settings(c *fiber.Ctx) error {
@@ -48,6 +49,9 @@ func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, once shownO
 	// The secret is never written into the page whole, except right after
 	// it was generated; members do not see even its mask.
 	d.Account.WebhookSecret = ""
+	if d.Retention, err = w.retentionDays(c, v); err != nil {
+		return w.serverError(c, err)
+	}
 	vw.Data = d
 	return w.render(c, "settings", vw)
 }

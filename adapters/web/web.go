@@ -59,6 +59,9 @@ type Deps struct {
 	Provision  *app.Provision
 	Recordings *app.Recordings
 	Logger     *slog.Logger
+	// Retention reads and sets the account's retention rule on the
+	// settings page (nil: the setting is not offered).
+	Retention *app.Retention
 }
 
 // Web serves the pages.
@@ -127,6 +130,8 @@ func (w *Web) Register(r fiber.Router) {
 	r.Get("/recordings/:docId", w.recording)
 	r.Get("/recordings/:docId/audio", w.audio)
 	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
+	r.Get("/recordings/:docId/export/:format", w.exportRecording)
+	r.Post("/settings/retention", w.saveRetention)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)
 	r.Post("/settings/keys", w.createKey)

@@ -46,6 +46,9 @@ type Store struct {
 	written    chan struct{}
 	// idempotency is CreateJobOnce's records (idempotency.go), made on first use.
 	idempotency map[idempotencyKey]domain.Idempotency
+	// Deleted jobs and retention rules (deletion.go); nil until first used.
+	tombstones map[domain.DocID]domain.Tombstone
+	retention  map[domain.AccountID]int
 }
 
 type rateKey struct {
@@ -386,6 +389,9 @@ func (s *Store) SaveAnalysis(_ context.Context, a domain.Analysis, events []doma
 	if _, ok := s.analyses[a.DocID]; ok {
 		return fmt.Errorf("apptest.SaveAnalysis: analysis of %s: %w", a.DocID, domain.ErrConflict)
 	}
+	if _, gone := s.tombstones[a.DocID]; gone {
+		return fmt.Errorf("apptest.SaveAnalysis: job %s deleted: %w", a.DocID, domain.ErrNotFound)
+	}
 	for _, b := range s.analyses {
 		if b.ID == a.ID {
 			return fmt.Errorf("apptest.SaveAnalysis: analysis %s: %w", a.ID, domain.ErrConflict)
@@ -500,6 +506,9 @@ func (s *Store) BeginDelivery(_ context.Context, d domain.Delivery) (bool, error
 		if e.EventID == d.EventID {
 			return false, nil
 		}
+	}
+	if _, gone := s.tombstones[d.DocID]; gone {
+		return false, nil
 	}
 	for _, e := range s.deliveries {
 		if e.ID == d.ID {

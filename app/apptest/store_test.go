@@ -10,3 +10,7 @@ import (
 func TestStoreContract(t *testing.T) {
 	porttest.Store(t, func(*testing.T) porttest.Stores { return apptest.NewStore() })
 }
+
+func TestFakeDeletionPassesTheContract(t *testing.T) {
+	porttest.Deletion(t, func(*testing.T) porttest.DeletionStores { return apptest.NewStore() })
+}

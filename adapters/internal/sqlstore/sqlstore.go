@@ -75,6 +75,14 @@ func (d Dialect) Insert(table string, cols []string) string {
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + d.Params(1, len(cols)) + ")"
 }
 
+// InsertUnlessDeleted is Insert for a row that belongs to a job: nothing is
+// inserted once the job has a tombstone (deleted). Its doc_id is the
+// parameter after the row's.
+func (d Dialect) InsertUnlessDeleted(table string, cols []string) string {
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") SELECT " + d.Params(1, len(cols)) +
+		" WHERE NOT EXISTS (SELECT 1 FROM job_tombstones WHERE doc_id = " + d.Param(len(cols)+1) + ")"
+}
+
 // UpdateSet is "b = p1, c = p2" for every column but the first (the key),
 // which is then parameter len(cols): see KeyLast.
 func (d Dialect) UpdateSet(cols []string) string {

@@ -47,6 +47,7 @@ type Config struct {
 	StageBackoff        time.Duration // HYSCRIBE_STAGE_BACKOFF
 	SweepInterval       time.Duration // HYSCRIBE_SWEEP_INTERVAL
 	StuckAfter          time.Duration // HYSCRIBE_STUCK_AFTER
+	RetentionInterval   time.Duration // HYSCRIBE_RETENTION_INTERVAL: how often accounts' retention rules are applied
 	ShutdownGrace       time.Duration // HYSCRIBE_SHUTDOWN_GRACE
 	LogLevel            string        // HYSCRIBE_LOG_LEVEL
 
@@ -109,6 +110,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		StageBackoff:        p.dur("HYSCRIBE_STAGE_BACKOFF", time.Second),
 		SweepInterval:       p.dur("HYSCRIBE_SWEEP_INTERVAL", 30*time.Second),
 		StuckAfter:          p.dur("HYSCRIBE_STUCK_AFTER", 15*time.Minute),
+		RetentionInterval:   p.dur("HYSCRIBE_RETENTION_INTERVAL", time.Hour),
 		ShutdownGrace:       p.dur("HYSCRIBE_SHUTDOWN_GRACE", 10*time.Second),
 		LogLevel:            p.str("HYSCRIBE_LOG_LEVEL", "info"),
 		SignUp:              p.bool("HYSCRIBE_SIGNUP", true),

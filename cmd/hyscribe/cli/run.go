@@ -30,7 +30,11 @@ usage:
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
                           [--webhook-url U] [--webhook-secret S]
                           [--analysis-webhook-url U] [--notify-failures true|false]
+                          [--retention-days N]  (delete jobs older than N days; 0 keeps them)
   hyscribe account key --account ID    issue another API key
+  hyscribe transcribe FILE --type single_voice|phone_call [--metadata JSON]
+                          [--checklist ID] [--format text|srt|vtt|json]
+                          a client of a running service: HYSCRIBE_URL, HYSCRIBE_API_KEY
   hyscribe checklist create --account ID --file F.json
   hyscribe migrate                     bring the database schema up to date and exit
   hyscribe checklist update --account ID --checklist C --file F.json   (a new version)
@@ -77,6 +81,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprint(stderr, helpFor(args))
 		}
 	}()
+	if args[0] == "transcribe" { // a client: none of the service's configuration
+		return transcribeCmd(ctx, args[1:], getenv, stdout, stderr)
+	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
@@ -164,6 +171,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 	webhookSecret := fs.String("webhook-secret", "", "value echoed in every event's secret field")
 	analysisURL := fs.String("analysis-webhook-url", "", "receiver URL for analysis_ready (empty: webhook-url)")
 	fs.String("notify-failures", "", "send transcript_failed events: true or false")
+	retention := fs.Int("retention-days", 0, "delete jobs older than this many days; 0 keeps them forever")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -224,11 +232,22 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if parseErr != nil {
 			return parseErr
 		}
+		days, setDays := retentionFlag(fs, *retention)
+		if err := domain.ValidRetentionDays(days); setDays && err != nil {
+			return err // before anything else changes
+		}
 		a, err := prov.UpdateAccount(ctx, domain.AccountID(*id), c)
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, accountJSON(a))
+		out := accountJSON(a)
+		if setDays {
+			if err := app.NewRetention(store).Set(ctx, a.ID, days); err != nil {
+				return err
+			}
+			out["retentionDays"] = days
+		}
+		return writeJSON(stdout, out)
 	case "key":
 		if *id == "" {
 			return errors.New("account key: --account is required")

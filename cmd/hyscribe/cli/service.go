@@ -48,6 +48,8 @@ const (
 // storeCloser is every store port plus Close.
 type storeCloser interface {
 	ports.Stores
+	ports.JobDeleter
+	ports.RetentionStore
 	Close() error
 }
 
@@ -215,6 +217,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			sweeper.Leftovers, sweeper.LeftoverAge = disk, blob.LeftoverAge
 		}
 		s.goBackground(func() { _ = sweeper.Run(workCtx) })
+		retention := app.NewRetentionSweeper(s.store, app.NewDeleteJob(s.store, blobs, clock, log), clock, log)
+		retention.Interval = cfg.RetentionInterval
+		s.goBackground(func() { _ = retention.Run(workCtx) })
 	}
 
 	if roles&RoleAPI != 0 {
@@ -228,6 +233,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Create:    app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL),
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
+			Export:    app.NewExportJob(s.store),
+			Delete:    app.NewDeleteJob(s.store, blobs, clock, log),
 			Ready:     s.isReady,
 			Readiness: s.readiness,
 			Web:       webapp.Register,
@@ -294,6 +301,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		People:     people,
 		Provision:  app.NewProvision(s.store, s.store, clock),
 		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
+		Retention:  app.NewRetention(s.store),
 		Logger:     s.log,
 	}), nil
 }
@@ -411,7 +419,7 @@ func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *met
 	rows := reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
 	c, err := kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
 		Brokers: s.brokers, Group: "hyscribe-" + StageAnalytics,
-		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus},
+		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted},
 		Handler: sink.Write, Logger: log.With("stage", StageAnalytics),
 		OnBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
 	})

@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+// exportTranscription is GET /api/exportTranscription (DESIGN §2): the
+// transcript as srt, vtt, txt or json, once the job is transcribed. It
+// counts against its own per-key counter with the polling limit.
+func (s *server) exportTranscription(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	if err != nil {
+		return err
+	}
+	if err := s.deps.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
+		return err
+	}
+	ex, err := s.deps.Export.Handle(ctx, p, c.Query("docId"), c.Query("format"))
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, ex.ContentType)
+	c.Set(fiber.HeaderContentDisposition, "attachment; filename="+ex.Filename)
+	return c.Status(fiber.StatusOK).Send(ex.Body)
+}
+
+// deleteTranscription is POST /api/deleteTranscription (DESIGN §2).
+func (s *server) deleteTranscription(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	if err != nil {
+		return err
+	}
+	if err := s.deps.RateLimit.Allow(ctx, scopeDelete, p.Key.ID, s.cfg.CreateLimit); err != nil {
+		return err
+	}
+	body, err := readBody(c, maxDeleteBody)
+	if err != nil {
+		return err
+	}
+	res, err := s.deps.Delete.Handle(ctx, p, body)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusOK).JSON(res)
+}
+
+// maxDeleteBody bounds {"docId": "…"}.
+const maxDeleteBody = 4 << 10

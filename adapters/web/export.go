@@ -1,0 +1,71 @@
+package web
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// exportRecording downloads the transcript as srt, vtt, txt or json: the
+// same files as the API's exportTranscription.
+func (w *Web) exportRecording(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	ex, err := w.deps.Recordings.Export(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
+	var ve *domain.ValidationError
+	switch {
+	case errors.Is(err, domain.ErrNotFound), errors.As(err, &ve):
+		return w.notFound(c)
+	case errors.Is(err, domain.ErrConflict):
+		return c.Status(fiber.StatusConflict).JSON(fiber.Map{"error": "the transcript is not ready yet"})
+	case err != nil:
+		return w.serverError(c, err)
+	}
+	c.Set(fiber.HeaderContentType, ex.ContentType)
+	c.Set(fiber.HeaderContentDisposition, "attachment; filename="+ex.Filename)
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
+	return c.Send(ex.Body)
+}
+
+// saveRetention sets how many days the account keeps its recordings.
+func (w *Web) saveRetention(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	f, ok, err := w.postForm(c, v)
+	if !ok {
+		return err
+	}
+	days, err := strconv.Atoi(f.Get("retentionDays"))
+	if err == nil {
+		err = w.deps.Retention.Set(c.UserContext(), v.Account.ID, days)
+	} else {
+		err = domain.ValidRetentionDays(-1)
+	}
+	var ve *domain.ValidationError
+	if errors.As(err, &ve) {
+		vw := w.newView(c, v, "set.title", "settings")
+		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		return w.renderSettings(c, v, vw, shownOnce{})
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/settings?saved=1#retention", fiber.StatusSeeOther)
+}
+
+// retentionDays is the account's rule for the settings page; -1 when the
+// web application has no retention use case.
+func (w *Web) retentionDays(c *fiber.Ctx, v *app.Visitor) (int, error) {
+	if w.deps.Retention == nil {
+		return -1, nil
+	}
+	return w.deps.Retention.Days(c.UserContext(), v.Account.ID)
+}

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// Export is one rendered transcript download.
+type Export struct {
+	Body        []byte
+	ContentType string
+	Filename    string // quoted, for Content-Disposition
+}
+
+// ExportJob renders a transcribed job as subtitles, text or JSON.
+type ExportJob struct{ jobs ports.JobStore }
+
+// NewExportJob builds the use case.
+func NewExportJob(jobs ports.JobStore) *ExportJob {
+	need("jobs", jobs)
+	return &ExportJob{jobs: jobs}
+}
+
+// Handle renders the caller's job in format. The job of another account is
+// domain.ErrNotFound exactly like a missing one; a job not yet transcribed
+// is domain.ErrConflict.
+func (uc *ExportJob) Handle(ctx context.Context, p Principal, docID, format string) (Export, error) {
+	if err := RequireBusiness(p); err != nil {
+		return Export{}, err
+	}
+	if docID == "" {
+		return Export{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
+	}
+	f, err := domain.ParseExportFormat(format)
+	if err != nil {
+		return Export{}, err
+	}
+	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, docID)
+	if err != nil {
+		return Export{}, err
+	}
+	return render(j, f)
+}
+
+func render(j domain.Job, f domain.ExportFormat) (Export, error) {
+	body, err := domain.Export(j, f)
+	if err != nil {
+		return Export{}, err
+	}
+	return Export{Body: body, ContentType: f.ContentType(), Filename: domain.ExportFilename(j.ID, f)}, nil
+}
+
+// Export renders one of the account's recordings for the web application's
+// downloads, exactly as the API's export does.
+func (uc *Recordings) Export(ctx context.Context, account domain.AccountID, doc domain.DocID, format string) (Export, error) {
+	f, err := domain.ParseExportFormat(format)
+	if err != nil {
+		return Export{}, err
+	}
+	j, err := uc.job(ctx, account, doc)
+	if err != nil {
+		return Export{}, err
+	}
+	return render(j, f)
+}
+
+// ownedJob returns the account's job, or domain.ErrNotFound for a docId that
+// does not exist or belongs to another account: the two are
+// indistinguishable.
+func ownedJob(ctx context.Context, jobs ports.JobStore, account domain.AccountID, docID string) (domain.Job, error) {
+	if !domain.PlausibleID(docID) {
+		return domain.Job{}, notFound(docID)
+	}
+	j, err := jobs.GetJob(ctx, domain.DocID(docID))
+	if errors.Is(err, domain.ErrNotFound) || (err == nil && j.AccountID != account) {
+		return domain.Job{}, notFound(docID)
+	}
+	if err != nil {
+		return domain.Job{}, fmt.Errorf("get job: %w", err)
+	}
+	return j, nil
+}
