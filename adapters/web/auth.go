@@ -97,7 +97,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 			return w.serverError(c, err)
 		}
 		vw := w.newView(c, nil, "signup.title", "")
-		vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
+		vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		vw.Data = authForm{Email: f.Get("email"), Org: f.Get("org")}
 		return w.render(c, "signup", vw)
 	}
@@ -158,7 +158,7 @@ func (w *Web) acceptInvite(c *fiber.Ctx) error {
 			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
 			return w.render(c, "error", vw)
 		case errors.As(err, &ve):
-			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
+			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
 			return w.render(c, "invite", vw)
 		}

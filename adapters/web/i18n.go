@@ -176,6 +176,27 @@ var messages = map[string][2]string{
 	"home":                 {"Գլխավոր", "Home"},
 	"yes":                  {"այո", "yes"},
 	"no":                   {"ոչ", "no"},
+
+	// Fixes of the first walk (issue 14): translated validation errors,
+	// the resend and test-event texts, search, player and empty states.
+	"invalid.invalid_email":       {"Նշեք ճիշտ էլ. փոստի հասցե։", "Enter a valid email address."},
+	"invalid.weak_password":       {"Գաղտնաբառը պետք է ունենա առնվազն 10 նիշ։", "The password must be at least 10 characters."},
+	"invalid.invalid_password":    {"Գաղտնաբառը չափազանց երկար է (առավելագույնը 256 բայթ)։", "The password is too long (at most 256 bytes)."},
+	"invalid.invalid_name":        {"Նշեք կազմակերպության անվանումը (առավելագույնը 200 բայթ)։", "Enter the organisation's name (at most 200 bytes)."},
+	"invalid.invalid_checklist":   {"Ստուգաթերթը սխալ է․ պետք է անվանում և առնվազն մեկ հարց՝ տեքստով, նույնացուցիչները չպետք է կրկնվեն, կշիռը՝ դրական թիվ։", "The checklist is not valid: it needs a name and at least one question with a text; ids must not repeat and weights must be positive numbers."},
+	"invalid.unknown_checklist":   {"Այդպիսի ստուգաթերթ այս հաշվում չկա։", "There is no such checklist in this account."},
+	"invalid.archived_checklist":  {"Ստուգաթերթը արխիվացված է և չի խմբագրվում։", "This checklist is archived and cannot be edited."},
+	"invalid.invalid_webhook_url": {"Ստացողի հասցեն պետք է լինի ամբողջական http:// կամ https:// հասցե՝ առանց մուտքանունի և գաղտնաբառի։", "The receiver must be a full http:// or https:// address without a user name or password."},
+	"invalid.invalid_role":        {"Դերը պետք է լինի «սեփականատեր» կամ «անդամ»։", "The role must be owner or member."},
+	"invalid.invalid_period":      {"Սկզբի ամսաթիվը պետք է լինի ավարտից առաջ (առավելագույնը մեկ տարի)։", "The start date must come before the end date (a year at most)."},
+	"invalid.not_transcribed":     {"Այս ձայնագրությունը դեռ տեքստ չունի։", "This recording has no transcript yet."},
+	"invalid.no_receiver":         {"Հաշիվն այժմ ստացող չունի․ նշեք webhook-ի հասցեն Կարգավորումներում։", "The account has no receiver now: set a webhook address in Settings."},
+	"err.date":                    {"«%s»՝ %s ամսաթիվ չէ (ՏՏՏՏ-ԱԱ-ՕՕ)։", "“%s”: %s is not a date (YYYY-MM-DD)."},
+	"err.dates":                   {"Ամսաթվերը պետք է լինեն ՏՏՏՏ-ԱԱ-ՕՕ ձևով։", "Dates must be YYYY-MM-DD."},
+	"err.conflict":                {"Ստուգաթերթը միևնույն ժամանակ փոխվել է այլ տեղից․ բացեք այն կրկին և կրկնեք փոփոխությունը։", "The checklist was changed elsewhere at the same time: open it again and repeat your change."},
+	"copy":                        {"Պատճենել", "Copy"},
+	"copied":                      {"Պատճենված է", "Copied"},
+	"speaker":                     {"Խոսնակ", "Speaker"},
 }
 
 // text returns the message for key in lang, or the key itself (visible,

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -77,12 +78,12 @@ func (w *Web) history(c *fiber.Ctx) error {
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
 		q.From = d
 	} else if f.From != "" {
-		vw.Error, f.From = "“from”: "+f.From+" is not a date (YYYY-MM-DD)", ""
+		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "err.date"), text(vw.Lang, "filter.from"), f.From), ""
 	}
 	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
-		vw.Error, f.To = "“to”: "+f.To+" is not a date (YYYY-MM-DD)", ""
+		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "err.date"), text(vw.Lang, "filter.to"), f.To), ""
 	}
 	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
 	if err != nil {
@@ -194,7 +195,13 @@ func (w *Web) recording(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	return w.renderRecording(c, v, domain.DocID(c.Params("docId")), nil)
+}
+
+// renderRecording shows a recording's page, with failed (a refused resend)
+// as its error.
+func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
+	rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, doc)
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
@@ -205,22 +212,43 @@ func (w *Web) recording(c *fiber.Ctx) error {
 	if rec.Job.Title != "" {
 		vw.Title = rec.Job.Title
 	}
+	if failed != nil {
+		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, failed)
+		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
+	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
 		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
 	if rec.Analysis != nil {
-		d.Results = orderedResults(rec.Analysis)
+		d.Results = orderedResults(rec.Analysis, rec.Order)
 	}
 	vw.Data = d
 	return w.render(c, "recording", vw)
 }
 
-// orderedResults lists an analysis's answers in question-id order.
-func orderedResults(a *domain.Analysis) []questionRow {
+// orderedResults lists an analysis's answers in the order the checklist's
+// author wrote the questions; answers to questions not in order (a version
+// that is gone) follow, by id.
+func orderedResults(a *domain.Analysis, order []string) []questionRow {
+	rank := make(map[string]int, len(order))
+	for i, id := range order {
+		rank[id] = i
+	}
+	at := func(id string) int {
+		if i, ok := rank[id]; ok {
+			return i
+		}
+		return len(order)
+	}
 	rows := make([]questionRow, 0, len(a.Results))
 	for id, r := range a.Results {
 		rows = append(rows, questionRow{ID: id, QuestionResult: r})
 	}
-	slices.SortFunc(rows, func(a, b questionRow) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(rows, func(a, b questionRow) int {
+		if c := at(a.ID) - at(b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return rows
 }
 
@@ -303,6 +331,9 @@ func (w *Web) resend(c *fiber.Ctx) error {
 	d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, doc, c.Params("id"))
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
+	}
+	if errors.Is(err, domain.ErrValidation) {
+		return w.renderRecording(c, v, doc, err)
 	}
 	if err != nil {
 		return w.serverError(c, err)

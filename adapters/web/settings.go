@@ -60,7 +60,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
-		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		v.Account.WebhookURL, v.Account.WebhookSecret, v.Account.AnalysisWebhookURL, v.Account.NotifyFailures = hook, secret, analysis, notify
 		return w.renderSettings(c, v, vw, "")
 	}

@@ -78,6 +78,9 @@
         var f = l.getAttribute("for");
         if (f) l.setAttribute("for", f.replace(/-\d+$/, "") + "-" + n);
       });
+      // The legend counts from 1: "Question 4" for the fourth block.
+      var legend = copy.querySelector("legend");
+      if (legend) legend.textContent = legend.textContent.replace(/\d+\s*$/, String(n + 1));
       list.appendChild(copy);
       var first = copy.querySelector("input");
       if (first) first.focus();
