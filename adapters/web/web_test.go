@@ -107,10 +107,16 @@ func (s *site) signUp(email string) (map[string]string, string, domain.AccountID
 // job saves a transcribed job of account with title and audio.
 func (s *site) job(account domain.AccountID, title string, audio []byte, metadata string) domain.DocID {
 	s.t.Helper()
+	return s.jobOf(account, domain.CreateRequest{Type: domain.TypeSingleVoice, Metadata: json.RawMessage(metadata)}, title, audio)
+}
+
+// jobOf saves a transcribed job of account created by req.
+func (s *site) jobOf(account domain.AccountID, req domain.CreateRequest, title string, audio []byte) domain.DocID {
+	s.t.Helper()
 	ctx := context.Background()
 	now := time.Now()
 	id := domain.DocID(app.NewID())
-	j, evs := domain.NewJob(id, account, domain.CreateRequest{Type: domain.TypeSingleVoice, Metadata: json.RawMessage(metadata)}, now, time.Hour)
+	j, evs := domain.NewJob(id, account, req, now, time.Hour)
 	if err := s.store.CreateJob(ctx, j, evs); err != nil {
 		s.t.Fatal(err)
 	}
