@@ -33,6 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -135,6 +136,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			}
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
+			if strings.Contains(m.SQL, webquery.BackfillMarker) {
+				if err := backfillSearchText(ctx, tx); err != nil {
+					return fmt.Errorf("migrate: %s: %w", m.Name, err)
+				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 				m.Version, m.Name, time.Now().UnixMilli()); err != nil {

@@ -54,7 +54,7 @@ func toJobRow(j domain.Job) ([]any, error) {
 		toMs(j.CreatedAt), toMs(j.UpdatedAt), toMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
-		webquery.SearchText(j.Title, j.Transcription),
+		webquery.SearchText(j.Title, j.Transcription, j.Metadata),
 	}, nil
 }
 

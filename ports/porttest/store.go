@@ -50,6 +50,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Users", userTests},
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},
+		{"Search", searchTests},
 		{"AnalysisList", analysisListTests},
 	}
 	for _, g := range groups {

@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// TestUpgradeRefoldsSearchText: jobs written before migration 4 hold the
+// old search text (lower-cased title and transcription); after the upgrade
+// they are found by either spelling of "ev" and by metadata values.
+func TestUpgradeRefoldsSearchText(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openURL(t, url)
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	j, evs := domain.NewJob("doc", acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice, Metadata: json.RawMessage(`{"crm":"B-77"}`)}, t0, domain.UploadWindow)
+	if err := s.CreateJob(ctx, j, evs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE jobs SET title = 'Երևան', search_text = lower('Երևան' || chr(10) || transcription)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, searchMigration(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _ := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, Search: "B-77"}); n != 0 {
+		t.Fatal("the old search text already has the metadata: the test proves nothing")
+	}
+	s.Close()
+	s = openURL(t, url)
+	for _, q := range []string{"ԵՐԵՎԱՆ", "երեւան", "B-77"} {
+		if _, n, err := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, Search: q}); err != nil || n != 1 {
+			t.Errorf("search %q after the upgrade: %d jobs, %v", q, n, err)
+		}
+	}
+}
+
+// searchMigration is the version of the migration that refolds search_text.
+func searchMigration(t *testing.T) int {
+	ms, err := migrations.Load(migrationFiles, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Version > 3 && strings.Contains(m.SQL, webquery.BackfillMarker) {
+			return m.Version
+		}
+	}
+	t.Fatal("no migration refolds search_text")
+	return 0
+}

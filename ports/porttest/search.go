@@ -1,0 +1,47 @@
+package porttest
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// searchTests: the history search folds Armenian spellings on both sides
+// and reads metadata values and titles (issue 14).
+var searchTests = []subtest{
+	{"EitherSpellingOfEv", func(t *testing.T, s Stores) {
+		acct := webAccount(t, s, "acc")
+		doneJob(t, s, "city", acct.ID, t0, "Առաքում Երևան", "բարև ձեզ, զանգում եմ")
+		doneJob(t, s, "old", acct.ID, t0.Add(time.Minute), "Հին ուղղագրություն", "ԲԱՐԵՒ, ես Եւրոպայից եմ")
+		search := func(term string) ports.JobQuery { return ports.JobQuery{Account: acct.ID, Search: term} }
+		for _, q := range []string{"ԵՐԵՎԱՆ", "երեվան", "ԵՐԵՒԱՆ", "Երևան", "երեւան"} {
+			wantList(t, s, search(q), 1, "city")
+		}
+		// Բարեւ finds բարև and the capitals ԲԱՐԵՒ; բարև finds both too.
+		wantList(t, s, search("Բարեւ"), 2, "old", "city")
+		wantList(t, s, search("բարև"), 2, "old", "city")
+		wantList(t, s, search("եվրոպա"), 1, "old")
+		wantList(t, s, search("ուղղագ"), 1, "old")
+	}},
+	{"MetadataValuesAndTitles", func(t *testing.T, s Stores) {
+		acct := webAccount(t, s, "acc")
+		other := webAccount(t, s, "other")
+		j, evs := domain.NewJob("crm", acct.ID, domain.CreateRequest{Type: domain.TypePhoneCall,
+			Metadata: json.RawMessage(`{"crmId":"B-77","agent":{"name":"Արամ"}}`)}, t0, domain.UploadWindow)
+		createJob(t, s, j, evs)
+		o, evs := domain.NewJob("other-crm", other.ID, domain.CreateRequest{Type: domain.TypePhoneCall,
+			Metadata: json.RawMessage(`{"crmId":"B-77"}`)}, t0, domain.UploadWindow)
+		createJob(t, s, o, evs)
+		doneJob(t, s, "titled", acct.ID, t0.Add(time.Minute), "Վճարման հարց", "այո")
+		search := func(term string) ports.JobQuery { return ports.JobQuery{Account: acct.ID, Search: term} }
+		// Metadata is searchable from the moment the job is created.
+		wantList(t, s, search("B-77"), 1, "crm")
+		wantList(t, s, search("b-77"), 1, "crm")
+		wantList(t, s, search("ԱՐԱՄ"), 1, "crm")
+		wantList(t, s, search("crmId"), 0) // keys are not values
+		wantList(t, s, search("վճարման"), 1, "titled")
+	}},
+}
