@@ -59,6 +59,9 @@ type historyRow struct {
 	Analysis *domain.Analysis
 	Yes, Of  int
 	Score    float64
+	// With a search: the title with the match marked, and a piece of the
+	// transcript or metadata around the match.
+	TitleMatch, Snippet *domain.Snippet
 }
 
 const historyPageSize = 25
@@ -106,6 +109,9 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	for _, j := range page.Jobs {
 		row := historyRow{Job: j, Duration: j.Duration()}
+		if f.Q != "" {
+			row.TitleMatch, row.Snippet = searchSnippets(j, f.Q)
+		}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
 			row.Yes, row.Of, row.Score = analysisSummary(a)
@@ -114,6 +120,24 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	vw.Data = d
 	return w.render(c, "recordings", vw)
+}
+
+// snippetRadius is how many characters a search result shows either side
+// of the match.
+const snippetRadius = 60
+
+// searchSnippets shows where q matched j: in its title (marked there) and
+// in a piece of the transcript, else of the metadata values.
+func searchSnippets(j domain.Job, q string) (title, piece *domain.Snippet) {
+	if sn, ok := domain.FindSnippet(j.Title, q, len(j.Title)); ok {
+		title = &sn
+	}
+	for _, where := range []string{j.Transcription, strings.Join(domain.MetadataValues(j.Metadata), " · ")} {
+		if sn, ok := domain.FindSnippet(where, q, snippetRadius); ok {
+			return title, &sn
+		}
+	}
+	return title, nil
 }
 
 // analysisSummary is the history's one-glance result: questions answered
@@ -139,6 +163,8 @@ type statusJSON struct {
 	Terminal   bool          `json:"terminal"`
 	Title      string        `json:"title"`
 	Duration   string        `json:"duration"`
+	Reason     string        `json:"reason"` // why it failed, or why its upload was refused, for people
+	Error      string        `json:"error"`  // the job's error as stored, to compare
 }
 
 // statuses answers the pages' live updates: GET /app/recordings/status?id=…
@@ -168,9 +194,13 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 	for id, j := range jobs {
 		dur := "—"
 		if d := j.Duration(); d != nil {
-			dur = domain.FormatSeconds(*d)
+			dur = clock(*d)
 		}
-		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur}
+		reason := j.Error
+		if reason != "" && j.Status == domain.StatusUploading {
+			reason = text(lang, "rec.refused") + ": " + reason
+		}
+		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"jobs": out})
@@ -183,6 +213,7 @@ type recordingData struct {
 	Resent   string
 	AudioURL string
 	Duration *float64
+	Speeds   []string // playback rates offered beside the player
 }
 
 type questionRow struct {
@@ -217,7 +248,7 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
-		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
+		AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio", Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis, rec.Order)
 	}

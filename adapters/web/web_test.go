@@ -232,7 +232,7 @@ func TestFormsNeedTheirCSRFTokenAndOrigin(t *testing.T) {
 		}
 	}
 	r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck, "Origin", "http://example.com")
-	if r.code != 200 || keys() != 1 || !regexp.MustCompile(`hsk_[0-9A-Za-z]{40}`).MatchString(r.body) {
+	if r.code != 303 || keys() != 1 {
 		t.Fatalf("with the token: %d, %d keys", r.code, keys())
 	}
 	// Signed-out forms: the token must match the cookie.
@@ -308,7 +308,7 @@ func TestHistoryFiltersSearchesAndPages(t *testing.T) {
 		t.Fatalf("status=failed: %d rows", rows(none.body))
 	}
 	bad := s.do("GET", "/app/recordings?from=yesterday", nil, ck)
-	if bad.code != 200 || !strings.Contains(bad.body, "is not a date") {
+	if bad.code != 200 || !strings.Contains(bad.body, `id="page-error"`) || !strings.Contains(bad.body, "yesterday") {
 		t.Fatalf("bad date: %d", bad.code)
 	}
 }
