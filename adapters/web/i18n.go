@@ -204,6 +204,8 @@ var messages = map[string][2]string{
 	"one.noplayer":                {"Այս ձայնագրությունը չի մշակվել, ուստի նվագարկիչ չկա։", "This recording was not processed, so there is no player."},
 	"one.download":                {"Ներբեռնել վերբեռնված ֆայլը", "Download the uploaded file"},
 	"one.speed":                   {"Արագություն", "Speed"},
+	"one.notranscript.failed":     {"Տեքստ չկա․ ձայնագրությունը չմշակվեց (պատճառը՝ վերևում)։", "No transcript: the recording was not processed (the reason is above)."},
+	"one.analysis.jobfailed":      {"Վերլուծություն չկա․ ձայնագրությունը չմշակվեց։", "No analysis: the recording was not processed."},
 	"one.nodeliveries.next":       {"Նշել ստացողի հասցեն", "Set a receiver"},
 	"set.test":                    {"Ուղարկել փորձնական իրադարձություն", "Send test event"},
 	"set.test.note":               {"Ուղարկում է «test» իրադարձություն պահպանված հասցե(ներ)ին՝ ընթացիկ գաղտնաբառով։", "Sends a “test” event to the saved address(es), with the current secret."},
