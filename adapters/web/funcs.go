@@ -59,6 +59,17 @@ func (w *Web) funcs() template.FuncMap {
 			}
 			return text(l, "speaker") + " " + s
 		},
+		// evidenceSpeaker is an evidence line's speaker ("Խոսնակ 1", as
+		// the analysers and the API write it) in the page's language.
+		"evidenceSpeaker": func(l Lang, s *string) string {
+			if s == nil {
+				return ""
+			}
+			if n, ok := strings.CutPrefix(*s, domain.SpeakerLabel+" "); ok {
+				return text(l, "speaker") + " " + n
+			}
+			return *s
+		},
 		"prettyJSON": func(raw json.RawMessage) string {
 			if len(raw) == 0 {
 				return "{}"

@@ -56,7 +56,7 @@ var messages = map[string][2]string{
 	"rec.open":             {"Բացել", "Open"},
 	"rec.notitle":          {"(առանց վերնագրի)", "(no title yet)"},
 	"filter.title":         {"Զտիչներ", "Filters"},
-	"filter.search":        {"Որոնել վերնագրերում և տեքստերում", "Search titles and transcripts"},
+	"filter.search":        {"Որոնել վերնագրերում, տեքստերում և մետատվյալներում", "Search titles, transcripts and metadata"},
 	"filter.any":           {"Բոլորը", "Any"},
 	"filter.from":          {"Սկսած", "From"},
 	"filter.to":            {"Մինչև", "To"},

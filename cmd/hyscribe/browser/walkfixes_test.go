@@ -325,10 +325,14 @@ func TestWalkFixesInABrowser(t *testing.T) {
 	// English: speaker labels, times with their zone, the analytics page
 	// without internal names.
 	run(t, b, "english", chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible("#transcript", chromedp.ByID))
-	var speaker, details string
-	run(t, b, "english labels", chromedp.Text("#transcript .speaker", &speaker, chromedp.ByQuery), chromedp.Text("#h-details + dl", &details, chromedp.ByQuery))
+	var speaker, details, evidence string
+	run(t, b, "english labels", chromedp.Text("#transcript .speaker", &speaker, chromedp.ByQuery), chromedp.Text("#h-details + dl", &details, chromedp.ByQuery),
+		chromedp.Text("#analysis", &evidence, chromedp.ByID))
 	if speaker != "Speaker 1:" || !strings.Contains(details, "UTC+4") {
 		t.Errorf("English page: speaker %q, details %q (want Speaker 1: and a time with UTC+4)", speaker, details)
+	}
+	if strings.Contains(evidence, "Խոսնակ") || !strings.Contains(evidence, "Speaker 1:") {
+		t.Errorf("English page: the evidence's speaker is not in English: %q", clip(evidence, 300))
 	}
 	_, polled := api(t, "GET", s.base+"/api/getTranscription?docId="+goodID, key, nil)
 	if tr, _ := polled["transcription"].(string); !strings.Contains(tr, "Խոսնակ 1:") {
