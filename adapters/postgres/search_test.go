@@ -11,6 +11,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // TestUpgradeRefoldsSearchText: jobs written before migration 4 hold the
@@ -60,3 +61,6 @@ func searchMigration(t *testing.T) int {
 	t.Fatal("no migration refolds search_text")
 	return 0
 }
+
+// BenchmarkSearch10k is a history search over 10,000 recordings.
+func BenchmarkSearch10k(b *testing.B) { porttest.BenchmarkSearch(b, openTest(b), 10_000) }

@@ -2,6 +2,8 @@ package porttest
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,4 +46,36 @@ var searchTests = []subtest{
 		wantList(t, s, search("crmId"), 0) // keys are not values
 		wantList(t, s, search("վճարման"), 1, "titled")
 	}},
+}
+
+// BenchmarkSearch measures one page of a history search over n recordings
+// of one account, each transcript about 3 KB (a five-minute call), the
+// word sought in one recording of ten: the count and the first page of
+// 25, as the history page asks.
+func BenchmarkSearch(b *testing.B, s Stores, n int) {
+	ctx := b.Context()
+	acct := domain.Account{ID: "bench", Name: "Bench", Plan: domain.PlanBusiness, BalanceMs: 1 << 40, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		b.Fatal(err)
+	}
+	filler := strings.Repeat("Բարև ձեզ, զանգում եմ պատվերի մասին, խնդրում եմ ստուգել։ ", 40)
+	for i := range n {
+		j, evs := domain.NewJob(domain.DocID(fmt.Sprintf("doc-%05d", i)), acct.ID, domain.CreateRequest{Type: domain.TypePhoneCall,
+			Metadata: json.RawMessage(fmt.Sprintf(`{"crm":"B-%d"}`, i))}, t0.Add(time.Duration(i)*time.Second), domain.UploadWindow)
+		j.Title, j.Transcription = fmt.Sprintf("Զանգ %d", i), filler
+		if i%10 == 0 {
+			j.Transcription += "Առաքումը Երևանում է։"
+		}
+		if err := s.CreateJob(ctx, j, evs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := ports.JobQuery{Account: acct.ID, Search: "ԵՐԵՒԱՆ", Limit: 25}
+	b.ResetTimer()
+	for b.Loop() {
+		jobs, total, err := s.ListJobs(ctx, q)
+		if err != nil || len(jobs) != 25 || total != n/10 {
+			b.Fatalf("%d jobs of %d, %v", len(jobs), total, err)
+		}
+	}
 }
