@@ -69,4 +69,4 @@ func searchMigration(t *testing.T) int {
 }
 
 // BenchmarkSearch10k is a history search over 10,000 recordings.
-func BenchmarkSearch10k(b *testing.B) { porttest.BenchmarkSearch(b, openTemp(b), 10_000) }
+func BenchmarkSearch10k(b *testing.B) { porttest.BenchmarkSearch(b, openTemp(b), 10_000, nil) }

@@ -52,7 +52,9 @@ var searchTests = []subtest{
 // of one account, each transcript about 3 KB (a five-minute call): the
 // count and the first page of 25, as the history page asks. "Rare" looks
 // for one CRM id (one job), "Common" for a word in one recording of ten.
-func BenchmarkSearch(b *testing.B, s Stores, n int) {
+// settle, if not nil, runs once the recordings are in (a database's
+// statistics, which a server gathers by itself in time).
+func BenchmarkSearch(b *testing.B, s Stores, n int, settle func()) {
 	ctx := b.Context()
 	acct := domain.Account{ID: "bench", Name: "Bench", Plan: domain.PlanBusiness, BalanceMs: 1 << 40, CreatedAt: t0}
 	if err := s.CreateAccount(ctx, acct); err != nil {
@@ -69,6 +71,9 @@ func BenchmarkSearch(b *testing.B, s Stores, n int) {
 		if err := s.CreateJob(ctx, j, evs); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if settle != nil {
+		settle()
 	}
 	for _, c := range []struct {
 		name, search string
