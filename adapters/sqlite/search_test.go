@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
@@ -56,16 +55,11 @@ func TestUpgradeRefoldsSearchText(t *testing.T) {
 // searchMigration is the version of the migration that refolds search_text.
 func searchMigration(t *testing.T) int {
 	ms, err := migrations.Load(migrationFiles, "migrations")
-	if err != nil {
-		t.Fatal(err)
+	v := migrations.Marked(ms, webquery.BackfillMarker)
+	if err != nil || v <= 3 {
+		t.Fatalf("no migration after 3 refolds search_text (%v)", err)
 	}
-	for _, m := range ms {
-		if m.Version > 3 && strings.Contains(m.SQL, webquery.BackfillMarker) {
-			return m.Version
-		}
-	}
-	t.Fatal("no migration refolds search_text")
-	return 0
+	return v
 }
 
 // BenchmarkSearch10k is a history search over 10,000 recordings.
