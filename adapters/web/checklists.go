@@ -194,7 +194,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
 	case errors.Is(err, domain.ErrConflict):
-		return w.renderEditor(c, v, d, text(w.lang(c), "err.conflict"), fiber.StatusConflict)
+		return w.renderEditor(c, v, d, text(w.lang(c), "cl.conflict"), fiber.StatusConflict)
 	case err != nil:
 		return w.serverError(c, err)
 	}

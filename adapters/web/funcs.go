@@ -57,7 +57,7 @@ func (w *Web) funcs() template.FuncMap {
 			if s == "" {
 				return ""
 			}
-			return text(l, "speaker") + " " + s
+			return text(l, "one.speaker") + " " + s
 		},
 		// evidenceSpeaker is an evidence line's speaker ("Խոսնակ 1", as
 		// the analysers and the API write it) in the page's language.
@@ -66,7 +66,7 @@ func (w *Web) funcs() template.FuncMap {
 				return ""
 			}
 			if n, ok := strings.CutPrefix(*s, domain.SpeakerLabel+" "); ok {
-				return text(l, "speaker") + " " + n
+				return text(l, "one.speaker") + " " + n
 			}
 			return *s
 		},

@@ -81,12 +81,12 @@ func (w *Web) history(c *fiber.Ctx) error {
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
 		q.From = d
 	} else if f.From != "" {
-		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "err.date"), text(vw.Lang, "filter.from"), f.From), ""
+		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.from"), f.From), ""
 	}
 	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
-		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "err.date"), text(vw.Lang, "filter.to"), f.To), ""
+		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
 	}
 	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
 	if err != nil {
