@@ -328,8 +328,11 @@ func TestReceiveUpload(t *testing.T) {
 	if err := up("ok", strings.Repeat("x", 2<<20), -1); !errors.Is(err, domain.ErrTooLarge) {
 		t.Fatalf("too large: %v", err)
 	}
-	if j := w.job(res.DocID); j.Status != domain.StatusUploading {
-		t.Fatal("a refused upload changed the job")
+	if j := w.job(res.DocID); j.Status != domain.StatusUploading || !strings.Contains(j.Error, "larger than") {
+		t.Fatalf("after a refused upload the job is %s with reason %q; want uploading, with the refusal's reason", j.Status, j.Error)
+	}
+	if v, _ := w.get.Handle(w.ctx, p, string(res.DocID)); v.Error != nil {
+		t.Fatalf("the API shows an error %q on a job still waiting for its upload", *v.Error)
 	}
 	if err := up("ok", "MP3 1 1", 7); err != nil {
 		t.Fatal(err)
@@ -339,6 +342,9 @@ func TestReceiveUpload(t *testing.T) {
 	}
 	if n := w.blobs.Len(); n != 1 {
 		t.Fatalf("%d blobs kept, want only the accepted upload", n)
+	}
+	if j := w.job(res.DocID); j.Error != "" {
+		t.Fatalf("the accepted upload left the refusal %q on the job", j.Error)
 	}
 	late := w.newJob(p, `{"type":"single_voice"}`)
 	w.clock.Add(time.Hour)

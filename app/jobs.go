@@ -171,14 +171,14 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 	key := "audio/" + string(req.DocID) + "/" + NewID() + ".mp3"
 	n, err := uc.blobs.Put(ctx, key, req.Body, uc.maxBytes)
 	if errors.Is(err, domain.ErrTooLarge) {
-		return tooLarge(uc.maxBytes)
+		return uc.refuse(req.DocID, tooLarge(uc.maxBytes))
 	}
 	if err != nil {
 		return fmt.Errorf("receive upload: %w", err)
 	}
 	if n == 0 {
 		uc.discard(key)
-		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
+		return uc.refuse(req.DocID, domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file"))
 	}
 	err = uc.jobs.UpdateJob(ctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err := uploadable(*j, uc.clock.Now()); err != nil {
@@ -193,6 +193,19 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 		return alreadyUploaded()
 	}
 	return err
+}
+
+// refuse records why an upload was refused on the job, which keeps
+// waiting for its upload (Job.RefuseUpload), and returns why. Recording is
+// best effort and detached from the request: the uploader gets the reason
+// in the answer either way.
+func (uc *ReceiveUpload) refuse(doc domain.DocID, why error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = uc.jobs.UpdateJob(ctx, doc, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		return nil, j.RefuseUpload(uc.clock.Now(), why.Error())
+	})
+	return why
 }
 
 // discard removes audio no job refers to. It runs detached from the request,

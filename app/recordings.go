@@ -82,6 +82,9 @@ type Recording struct {
 	Job        domain.Job
 	Analysis   *domain.Analysis
 	Deliveries []domain.Delivery
+	// Order is the analysed checklist version's question ids in the order
+	// its author wrote them; empty when that version is gone.
+	Order []string
 }
 
 // Get returns one of the account's recordings.
@@ -93,6 +96,11 @@ func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc dom
 	r := Recording{Job: j}
 	if a, err := uc.analyses.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
 		r.Analysis = &a
+		if c, err := uc.checklists.GetChecklistVersion(ctx, account, a.ChecklistID, a.ChecklistVersion); err == nil {
+			for _, q := range c.Questions {
+				r.Order = append(r.Order, q.ID)
+			}
+		}
 	} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return Recording{}, fmt.Errorf("recording analysis: %w", err)
 	}
@@ -143,10 +151,12 @@ func (uc *Recordings) Audio(ctx context.Context, account domain.AccountID, doc d
 }
 
 // Resend delivers one of the job's recorded webhook deliveries again, now,
-// to the same address with the same body and webhook-id, signed with the
-// account's current secret. The attempt is recorded like any other. Only an
-// owner may resend (it sends data out of the account): another role is
-// domain.ErrForbidden.
+// with the same event and webhook-id, to the receiver in force now and
+// with the account's current secret (the address and secret may have
+// changed since the first attempt). The attempt is recorded like any
+// other, with the address it went to. An account that polls now has no
+// receiver: a domain.ValidationError. Only an owner may resend (it sends
+// data out of the account): another role is domain.ErrForbidden.
 func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
 	if role != domain.RoleOwner {
 		return domain.Delivery{}, fmt.Errorf("resend: only an owner may resend a delivery: %w", domain.ErrForbidden)
@@ -171,8 +181,12 @@ func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, role
 	if err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
+	to := acct.ReceiverFor(orig.EventType)
+	if to == "" {
+		return domain.Delivery{}, domain.Invalid("no_receiver", "the account has no receiver for %s now: set a webhook address in Settings", orig.EventType)
+	}
 	now := uc.clock.Now()
-	d := orig.Resend(NewID(), now)
+	d := orig.Resend(NewID(), to, acct.WebhookSecret, now)
 	if _, err := uc.deliveries.BeginDelivery(ctx, d); err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}

@@ -28,11 +28,13 @@ func (uc *ReceiveUpload) Check(ctx context.Context, req UploadRequest) error {
 	if err := uploadable(j, now); err != nil {
 		return err
 	}
+	// A refused upload is recorded on the job, which keeps waiting for a
+	// good one (refuse).
 	if req.ContentLength == 0 {
-		return domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file")
+		return uc.refuse(req.DocID, domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file"))
 	}
 	if req.ContentLength > uc.maxBytes {
-		return tooLarge(uc.maxBytes)
+		return uc.refuse(req.DocID, tooLarge(uc.maxBytes))
 	}
 	return nil
 }

@@ -58,6 +58,15 @@ func (a *Account) AnalysisReceiver() string {
 	return a.WebhookURL
 }
 
+// ReceiverFor is where an event of eventType goes now: analysis_ready to
+// the analysis receiver, the others to webhookURL. Empty: the account polls.
+func (a *Account) ReceiverFor(eventType string) string {
+	if eventType == EventAnalysisReady {
+		return a.AnalysisReceiver()
+	}
+	return a.WebhookURL
+}
+
 // FormatSeconds writes a duration for people: "9 s", "9.4 s", "1 h 2 min 3 s" past a minute.
 func FormatSeconds(s float64) string {
 	if s < 60 {

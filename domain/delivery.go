@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -34,14 +35,40 @@ const resendMark = "#resend-"
 
 // Resend is a new attempt to deliver d's event, made by a person in the web
 // application. It gets its own row (EventID gains a suffix, keeping the
-// one-delivery-per-event rule for the pipeline) but sends the same body
-// under the same webhook-id, so a receiver that already processed the event
-// recognises the repeat.
-func (d Delivery) Resend(id string, now time.Time) Delivery {
+// one-delivery-per-event rule for the pipeline) and keeps the webhook-id,
+// so a receiver that already processed the event recognises the repeat.
+// It goes to url, the receiver in force now (the account may have moved
+// its receiver since), and the body's secret becomes the current secret:
+// a receiver that checks it must accept the resend.
+func (d Delivery) Resend(id, url, secret string, now time.Time) Delivery {
 	return Delivery{
 		ID: id, EventID: d.WebhookID() + resendMark + id, DocID: d.DocID, AccountID: d.AccountID,
-		EventType: d.EventType, URL: d.URL, Payload: d.Payload, Status: DeliveryPending, CreatedAt: now,
+		EventType: d.EventType, URL: url, Payload: withSecret(d.Payload, secret), Status: DeliveryPending, CreatedAt: now,
 	}
+}
+
+// withSecret returns an event body with its "secret" field set to secret.
+// A body that is already so, or that has no such field, is kept byte for
+// byte.
+func withSecret(body []byte, secret string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return body
+	}
+	old, ok := fields["secret"]
+	if !ok {
+		return body
+	}
+	var was string
+	if json.Unmarshal(old, &was) == nil && was == secret {
+		return body
+	}
+	fields["secret"], _ = json.Marshal(secret)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // WebhookID is the webhook-id header of d: its event's ID, the same for the

@@ -142,10 +142,22 @@ func (j *Job) ReceiveUpload(now time.Time, blobKey string, size int64) ([]Event,
 	if j.Status != StatusUploading {
 		return nil, fmt.Errorf("receive upload in %s: %w", j.Status, ErrInvalidTransition)
 	}
-	j.BlobKey, j.AudioBytes = blobKey, size
+	j.BlobKey, j.AudioBytes, j.Error = blobKey, size, ""
 	return j.move(now, StatusProcessing, newEvent(TopicAudioUploaded, j, now, AudioUploadedData{
 		BlobKey: blobKey, Bytes: size, Type: j.Type,
 	})), nil
+}
+
+// RefuseUpload records why an upload to the job was refused (empty, too
+// large). The job keeps waiting for its upload until the window closes, and
+// the web application shows the reason; the API shows no error until the
+// job fails. A received upload clears it.
+func (j *Job) RefuseUpload(now time.Time, reason string) error {
+	if j.Status != StatusUploading {
+		return fmt.Errorf("refuse upload in %s: %w", j.Status, ErrInvalidTransition)
+	}
+	j.Error, j.UpdatedAt = reason, now
+	return nil
 }
 
 // Measure records the audio's properties and reserves its length from the

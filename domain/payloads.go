@@ -74,3 +74,17 @@ func objectOrEmpty(m json.RawMessage) json.RawMessage {
 	}
 	return m
 }
+
+// EventTest is the event a person sends from Settings to check a receiver
+// (not in the spec: the receiver should answer 2xx and may ignore it).
+const EventTest = "test"
+
+// TestPayload is the body of a test event: the spec's envelope (event_type,
+// secret) and a sentence saying what it is.
+type TestPayload struct {
+	EventType string    `json:"event_type"`
+	Secret    string    `json:"secret"`
+	AccountID AccountID `json:"accountId"`
+	Message   string    `json:"message"`
+	SentAt    string    `json:"sentAt"`
+}

@@ -33,6 +33,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -58,6 +59,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		// Statements are prepared once per connection; a generic plan of
+		// a history search cannot know its words and would scan every
+		// job's text instead of the trigram index (migration 9).
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -135,6 +142,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			}
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
+			if strings.Contains(m.SQL, webquery.BackfillMarker) {
+				if err := backfillSearchText(ctx, tx); err != nil {
+					return fmt.Errorf("migrate: %s: %w", m.Name, err)
+				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 				m.Version, m.Name, time.Now().UnixMilli()); err != nil {

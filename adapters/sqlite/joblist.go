@@ -14,7 +14,9 @@ import (
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all: two queries on the index
 // jobs_account_created. Search is a substring of the stored search_text
-// (see webquery), never SQLite's ASCII-only lower().
+// (see webquery), never SQLite's ASCII-only lower(): found in the trigram
+// index job_search when the search is long enough (searchPhrase), else by
+// a scan.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("sqlite.ListJobs: no account")
@@ -40,7 +42,13 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, i
 	if !q.To.IsZero() {
 		filter("created_at < ?", toMs(q.To))
 	}
-	if q.Search != "" {
+	if phrase, ok := searchPhrase(q.Search); ok {
+		// The index names the few jobs with the words; the unary + keeps
+		// SQLite from walking the account's every job (and its text) on
+		// jobs_account_created instead.
+		where[0] = "+account_id = ?"
+		filter(`search_id IN (SELECT rowid FROM job_search WHERE job_search MATCH ?)`, phrase)
+	} else if q.Search != "" {
 		filter(`search_text LIKE '%' || ? || '%' ESCAPE '\'`, webquery.Contains(q.Search))
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")

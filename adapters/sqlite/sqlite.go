@@ -17,9 +17,11 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -137,7 +139,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
-		if m.Version == 3 {
+		if m.Version == 3 || strings.Contains(m.SQL, webquery.BackfillMarker) {
 			if err := backfillSearchText(ctx, tx); err != nil {
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
@@ -240,11 +242,12 @@ type scanner interface{ Scan(dest ...any) error }
 // placeholders returns "?, ?, ?" for n values.
 func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 
-// backfillSearchText gives jobs written before migration 3 the search text
-// Go's case folding makes (SQLite's lower() leaves Armenian capitals as
-// they are), so that old recordings are found like new ones.
+// backfillSearchText gives every job the search text of this binary
+// (webquery.SearchText): after migration 3, which added the column that
+// SQLite's lower() cannot fill for Armenian, and after each migration that
+// changes what search reads (marked webquery.BackfillMarker).
 func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, title, transcription FROM jobs`)
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, transcription, metadata FROM jobs`)
 	if err != nil {
 		return err
 	}
@@ -252,11 +255,12 @@ func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
 	var all []row
 	for rows.Next() {
 		var id, title, tr string
-		if err := rows.Scan(&id, &title, &tr); err != nil {
+		var meta sql.NullString
+		if err := rows.Scan(&id, &title, &tr, &meta); err != nil {
 			rows.Close()
 			return err
 		}
-		all = append(all, row{id, webquery.SearchText(title, tr)})
+		all = append(all, row{id, webquery.SearchText(title, tr, json.RawMessage(meta.String))})
 	}
 	if err := rows.Close(); err != nil {
 		return err

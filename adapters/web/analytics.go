@@ -62,14 +62,14 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	from, err1 := time.ParseInLocation(time.DateOnly, d.From, w.cfg.Location)
 	to, err2 := time.ParseInLocation(time.DateOnly, d.To, w.cfg.Location)
 	if err1 != nil || err2 != nil {
-		vw.Status, vw.Error = fiber.StatusBadRequest, "dates must be YYYY-MM-DD"
+		vw.Status, vw.Error = fiber.StatusBadRequest, text(vw.Lang, "an.baddates")
 		return w.render(c, "analytics", vw)
 	}
 	rep, ch, err := w.deps.Recordings.Report(c.UserContext(), v.Account.ID, d.Checklist, from, to.AddDate(0, 0, 1))
 	var ve *domain.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		return w.render(c, "analytics", vw)
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)

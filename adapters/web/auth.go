@@ -55,7 +55,7 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 		case errors.Is(err, domain.ErrUnauthorized):
 			vw.Status, vw.Error = fiber.StatusUnauthorized, text(vw.Lang, "err.badcreds")
 		case errors.As(err, &ve):
-			vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		case !w.busyOrLimited(c, vw, err):
 			return w.serverError(c, err)
 		}
@@ -98,7 +98,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 		var ve *domain.ValidationError
 		switch {
 		case errors.As(err, &ve):
-			vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		case !w.busyOrLimited(c, vw, err):
 			return w.serverError(c, err)
 		}
@@ -165,7 +165,7 @@ func (w *Web) acceptInvite(c *fiber.Ctx) error {
 			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
 			return w.render(c, "error", vw)
 		case errors.As(err, &ve):
-			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, ve.Msg
+			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
 			return w.render(c, "invite", vw)
 		}

@@ -163,7 +163,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 	d.ID = id
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
-		return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+		return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
 	}
 	if err != nil {
 		return w.serverError(c, err)
@@ -172,7 +172,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		res, qs, err := w.deps.Recordings.Preview(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
 		switch {
 		case errors.As(err, &ve):
-			return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+			return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
 		case errors.Is(err, domain.ErrNotFound):
 			return w.renderEditor(c, v, d, text(w.lang(c), "cl.preview.none"), fiber.StatusBadRequest)
 		case err != nil:
@@ -190,11 +190,11 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.As(err, &ve):
-		return w.renderEditor(c, v, d, ve.Msg, fiber.StatusBadRequest)
+		return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
 	case errors.Is(err, domain.ErrConflict):
-		return w.renderEditor(c, v, d, err.Error(), fiber.StatusConflict)
+		return w.renderEditor(c, v, d, text(w.lang(c), "cl.conflict"), fiber.StatusConflict)
 	case err != nil:
 		return w.serverError(c, err)
 	}

@@ -53,12 +53,12 @@ func (w *Web) saveRetention(c *fiber.Ctx) error {
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
 		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
-		return w.renderSettings(c, v, vw, shownOnce{})
+		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	return c.Redirect(Prefix+"/settings?saved=1#retention", fiber.StatusSeeOther)
+	return c.Redirect(Prefix+"/settings?saved=retention#retention", fiber.StatusSeeOther)
 }
 
 // retentionDays is the account's rule for the settings page; -1 when the

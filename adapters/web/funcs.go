@@ -23,13 +23,13 @@ func (w *Web) funcs() template.FuncMap {
 			if t.IsZero() {
 				return ""
 			}
-			return t.In(w.cfg.Location).Format("2006-01-02 15:04")
+			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04")
 		},
 		"whenPtr": func(t *time.Time) string {
 			if t == nil {
 				return ""
 			}
-			return t.In(w.cfg.Location).Format("2006-01-02 15:04:05")
+			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04:05")
 		},
 		"isoTime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":   clock,
@@ -37,9 +37,9 @@ func (w *Web) funcs() template.FuncMap {
 			if p == nil {
 				return "—"
 			}
-			return domain.FormatSeconds(*p)
+			return clock(*p)
 		},
-		"secondsOf": domain.FormatSeconds,
+		"secondsOf": clock,
 		"statusKey": func(s domain.Status) string { return "status." + string(s) },
 		"typeKey":   func(t domain.JobType) string { return "type." + string(t) },
 		"answerKey": func(a string) string { return "answer." + a },
@@ -52,11 +52,24 @@ func (w *Web) funcs() template.FuncMap {
 		},
 		"pct100": func(v float64) int { return int(math.Round(v * 100)) },
 		"score":  func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) },
-		"speaker": func(s string) string {
+		// speaker is the label of a transcript line in the page's
+		// language; the API's text keeps the spec's "Խոսնակ N:".
+		"speaker": func(l Lang, s string) string {
 			if s == "" {
 				return ""
 			}
-			return domain.SpeakerLabel + " " + s
+			return text(l, "one.speaker") + " " + s
+		},
+		// evidenceSpeaker is an evidence line's speaker ("Խոսնակ 1", as
+		// the analysers and the API write it) in the page's language.
+		"evidenceSpeaker": func(l Lang, s *string) string {
+			if s == nil {
+				return ""
+			}
+			if n, ok := strings.CutPrefix(*s, domain.SpeakerLabel+" "); ok {
+				return text(l, "one.speaker") + " " + n
+			}
+			return *s
 		},
 		// Customer-written text, shown inert (inert.go).
 		"prettyJSON": prettyJSON,
@@ -86,7 +99,25 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// clock writes seconds as m:ss or h:mm:ss.
+// withZone formats t with its zone, so nobody takes Yerevan's time for
+// their own: "2026-11-21 14:05 UTC+4" (zones without a name in the zone
+// data are written by their offset).
+func withZone(t time.Time, layout string) string {
+	name, off := t.Zone()
+	if name == "" || name[0] == '+' || name[0] == '-' {
+		sign := "+"
+		if off < 0 {
+			sign, off = "-", -off
+		}
+		name = "UTC" + sign + strconv.Itoa(off/3600)
+		if m := off % 3600 / 60; m != 0 {
+			name += fmt.Sprintf(":%02d", m)
+		}
+	}
+	return t.Format(layout) + " " + name
+}
+
+// clock writes seconds as m:ss or h:mm:ss: every duration on the pages.
 func clock(s float64) string {
 	if s < 0 || math.IsNaN(s) {
 		s = 0

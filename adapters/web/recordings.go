@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -58,6 +59,9 @@ type historyRow struct {
 	Analysis *domain.Analysis
 	Yes, Of  int
 	Score    float64
+	// With a search: the title with the match marked, and a piece of the
+	// transcript or metadata around the match.
+	TitleMatch, Snippet *domain.Snippet
 }
 
 const historyPageSize = 25
@@ -77,12 +81,12 @@ func (w *Web) history(c *fiber.Ctx) error {
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
 		q.From = d
 	} else if f.From != "" {
-		vw.Error, f.From = "“from”: "+f.From+" is not a date (YYYY-MM-DD)", ""
+		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.from"), f.From), ""
 	}
 	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
-		vw.Error, f.To = "“to”: "+f.To+" is not a date (YYYY-MM-DD)", ""
+		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
 	}
 	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
 	if err != nil {
@@ -105,6 +109,9 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	for _, j := range page.Jobs {
 		row := historyRow{Job: j, Duration: j.Duration()}
+		if f.Q != "" {
+			row.TitleMatch, row.Snippet = searchSnippets(j, f.Q)
+		}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
 			row.Yes, row.Of, row.Score = analysisSummary(a)
@@ -113,6 +120,24 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	vw.Data = d
 	return w.render(c, "recordings", vw)
+}
+
+// snippetRadius is how many characters a search result shows either side
+// of the match.
+const snippetRadius = 60
+
+// searchSnippets shows where q matched j: in its title (marked there) and
+// in a piece of the transcript, else of the metadata values.
+func searchSnippets(j domain.Job, q string) (title, piece *domain.Snippet) {
+	if sn, ok := domain.FindSnippet(j.Title, q, len(j.Title)); ok {
+		title = &sn
+	}
+	for _, where := range []string{j.Transcription, strings.Join(domain.MetadataValues(j.Metadata), " · ")} {
+		if sn, ok := domain.FindSnippet(where, q, snippetRadius); ok {
+			return title, &sn
+		}
+	}
+	return title, nil
 }
 
 // analysisSummary is the history's one-glance result: questions answered
@@ -138,6 +163,8 @@ type statusJSON struct {
 	Terminal   bool          `json:"terminal"`
 	Title      string        `json:"title"`
 	Duration   string        `json:"duration"`
+	Reason     string        `json:"reason"` // why it failed, or why its upload was refused, for people
+	Error      string        `json:"error"`  // the job's error as stored, to compare
 }
 
 // statuses answers the pages' live updates: GET /app/recordings/status?id=…
@@ -167,9 +194,13 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 	for id, j := range jobs {
 		dur := "—"
 		if d := j.Duration(); d != nil {
-			dur = domain.FormatSeconds(*d)
+			dur = clock(*d)
 		}
-		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur}
+		reason := j.Error
+		if reason != "" && j.Status == domain.StatusUploading {
+			reason = text(lang, "rec.refused") + ": " + reason
+		}
+		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"jobs": out})
@@ -183,7 +214,8 @@ type recordingData struct {
 	AudioURL string
 	Duration *float64
 	// Owner shows the Resend buttons (members only read).
-	Owner bool
+	Owner  bool
+	Speeds []string // playback rates offered beside the player
 }
 
 type questionRow struct {
@@ -196,7 +228,13 @@ func (w *Web) recording(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	return w.renderRecording(c, v, domain.DocID(c.Params("docId")), nil)
+}
+
+// renderRecording shows a recording's page, with failed (a refused resend)
+// as its error.
+func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
+	rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, doc)
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
@@ -207,22 +245,44 @@ func (w *Web) recording(c *fiber.Ctx) error {
 	if rec.Job.Title != "" {
 		vw.Title = rec.Job.Title
 	}
+	if failed != nil {
+		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, failed)
+		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
+	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
-		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio"}
+		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
+		Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {
-		d.Results = orderedResults(rec.Analysis)
+		d.Results = orderedResults(rec.Analysis, rec.Order)
 	}
 	vw.Data = d
 	return w.render(c, "recording", vw)
 }
 
-// orderedResults lists an analysis's answers in question-id order.
-func orderedResults(a *domain.Analysis) []questionRow {
+// orderedResults lists an analysis's answers in the order the checklist's
+// author wrote the questions; answers to questions not in order (a version
+// that is gone) follow, by id.
+func orderedResults(a *domain.Analysis, order []string) []questionRow {
+	rank := make(map[string]int, len(order))
+	for i, id := range order {
+		rank[id] = i
+	}
+	at := func(id string) int {
+		if i, ok := rank[id]; ok {
+			return i
+		}
+		return len(order)
+	}
 	rows := make([]questionRow, 0, len(a.Results))
 	for id, r := range a.Results {
 		rows = append(rows, questionRow{ID: id, QuestionResult: r})
 	}
-	slices.SortFunc(rows, func(a, b questionRow) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(rows, func(a, b questionRow) int {
+		if c := at(a.ID) - at(b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return rows
 }
 
@@ -296,9 +356,23 @@ func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *limitedCloser) Close() error               { return l.c.Close() }
 
 func (w *Web) resend(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		doc := domain.DocID(c.Params("docId"))
-		d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
-		return Prefix + "/recordings/" + url.PathEscape(string(doc)) + "?resent=" + url.QueryEscape(d.ID) + "#deliveries", err
-	})
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	doc := domain.DocID(c.Params("docId"))
+	d, err := w.deps.Recordings.Resend(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
+	if errors.Is(err, domain.ErrNotFound) {
+		return w.notFound(c)
+	}
+	if errors.Is(err, domain.ErrValidation) {
+		return w.renderRecording(c, v, doc, err)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?resent="+url.QueryEscape(d.ID)+"#deliveries", fiber.StatusSeeOther)
 }

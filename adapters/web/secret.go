@@ -24,7 +24,7 @@ func (w *Web) generateSecret(c *fiber.Ctx) error {
 	v.Account.WebhookSecret = secret
 	vw := w.newView(c, v, "set.title", "settings")
 	vw.Path = Prefix + "/settings" // a language switch must not repeat the POST
-	return w.renderSettings(c, v, vw, shownOnce{Secret: secret})
+	return w.renderSettings(c, v, vw, func(d *settingsData) { d.NewSecret = secret })
 }
 
 // maskSecret is how settings show a webhookSecret after it was first

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -20,7 +21,14 @@ type settingsData struct {
 	// SecretMask is how the current one is shown otherwise (secret.go).
 	NewSecret  string
 	SecretMask string
-	Retention int // days; 0 keeps recordings forever, -1 not offered
+	Retention  int // days; 0 keeps recordings forever, -1 not offered
+	// Saved names the section just saved ("receiver", "keys"): its
+	// confirmation is shown in it, where the page scrolls to.
+	Saved string
+	// Tests are the outcomes of "Send test event", shown in the receiver
+	// section; TestError says why none was sent.
+	Tests     []domain.Delivery
+	TestError string
 }
 
 func (w *Web) settings(c *fiber.Ctx) error {
@@ -29,23 +37,30 @@ func (w *Web) settings(c *fiber.Ctx) error {
 		return err
 	}
 	vw := w.newView(c, v, "set.title", "settings")
-	if c.Query("saved") != "" {
-		vw.Flash = text(vw.Lang, "set.saved")
-	}
-	return w.renderSettings(c, v, vw, shownOnce{})
+	return w.renderSettings(c, v, vw, func(d *settingsData) {
+		switch c.Query("saved") {
+		case "receiver", "keys", "retention":
+			d.Saved = c.Query("saved")
+		case "":
+		default:
+			vw.Flash = text(vw.Lang, "set.saved")
+		}
+		d.NewKey = w.takeNewKey(c, d.Keys)
+	})
 }
 
-// shownOnce is what a settings page shows whole this once: a new API key
-// or a new webhook secret, neither of which is shown again.
-type shownOnce struct{ Key, Secret string }
-
-func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, once shownOnce) error {
+// renderSettings shows the settings page; with, if not nil, adds to what
+// the page shows.
+func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, with func(*settingsData)) error {
 	keys, err := w.deps.Provision.ListAPIKeys(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, NewKey: once.Key, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
-	d.NewSecret, d.SecretMask = once.Secret, maskSecret(v.Account.WebhookSecret, d.Owner)
+	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
+	if with != nil {
+		with(&d)
+	}
+	d.SecretMask = maskSecret(v.Account.WebhookSecret, d.Owner)
 	// The secret is never written into the page whole, except right after
 	// it was generated; members do not see even its mask.
 	d.Account.WebhookSecret = ""
@@ -79,18 +94,21 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
-		vw.Status, vw.Error = fiber.StatusBadRequest, ve.Msg
+		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		v.Account.WebhookURL, v.Account.WebhookSecret, v.Account.AnalysisWebhookURL, v.Account.NotifyFailures = hook, secret, analysis, notify
-		return w.renderSettings(c, v, vw, shownOnce{})
+		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	return c.Redirect(Prefix+"/settings?saved=1#receiver", fiber.StatusSeeOther)
+	return c.Redirect(Prefix+"/settings?saved=receiver#receiver", fiber.StatusSeeOther)
 }
 
-// createKey shows the new key once, on the page answering the POST: it is
-// never stored, so it cannot be shown again.
+// createKey makes a key and sends the browser to the settings page, which
+// shows it once (post/redirect/get: reloading that page makes no other
+// key). The key travels to that page in a short-lived cookie that only
+// this site's settings page reads, and clears (takeNewKey); it is never
+// stored on the server, so it cannot be shown again.
 func (w *Web) createKey(c *fiber.Ctx) error {
 	v, ok, err := w.owner(c)
 	if !ok {
@@ -103,13 +121,68 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
+	w.setNewKeyCookie(c, raw, newKeyLifetime)
+	return c.Redirect(Prefix+"/settings?saved=keys#keys", fiber.StatusSeeOther)
+}
+
+// cookieNewKey carries a new key from its POST to the page showing it.
+const (
+	cookieNewKey   = "hyscribe_newkey"
+	newKeyLifetime = 5 * time.Minute
+)
+
+func (w *Web) setNewKeyCookie(c *fiber.Ctx, value string, maxAge time.Duration) {
+	ck := &fiber.Cookie{Name: cookieNewKey, Value: value, Path: Prefix + "/settings", HTTPOnly: true, Secure: w.cfg.SecureCookies, SameSite: "Strict"}
+	if maxAge > 0 {
+		ck.MaxAge, ck.Expires = int(maxAge.Seconds()), time.Now().Add(maxAge)
+	} else {
+		ck.MaxAge, ck.Expires = -1, time.Unix(0, 0)
+	}
+	c.Cookie(ck)
+}
+
+// takeNewKey returns the key a createKey just made, once, if it is one of
+// keys (the visitor's account's): the cookie is cleared as it is read.
+func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
+	raw := c.Cookies(cookieNewKey)
+	if raw == "" {
+		return ""
+	}
+	w.setNewKeyCookie(c, "", -1)
+	for _, k := range keys {
+		if k.RevokedAt == nil && k.Hash == domain.HashAPIKey(raw) {
+			return raw
+		}
+	}
+	return ""
+}
+
+// sendTestEvent sends a test event to the account's receivers and shows
+// how each answered, in the receiver section.
+func (w *Web) sendTestEvent(c *fiber.Ctx) error {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	res, err := w.deps.Recordings.SendTestEvent(c.UserContext(), v.Account.ID)
+	if err != nil && !errors.Is(err, domain.ErrValidation) {
+		return w.serverError(c, err)
+	}
 	vw := w.newView(c, v, "set.title", "settings")
 	vw.Path = Prefix + "/settings" // a language switch must not repeat the POST
-	return w.renderSettings(c, v, vw, shownOnce{Key: raw})
+	return w.renderSettings(c, v, vw, func(d *settingsData) {
+		d.Tests = res
+		if err != nil {
+			d.TestError = invalidText(vw.Lang, err)
+		}
+	})
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		return Prefix + "/settings?saved=1#keys", w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
+		return Prefix + "/settings?saved=keys#keys", w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
 	})
 }

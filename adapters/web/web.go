@@ -137,6 +137,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/settings/keys", w.createKey)
 	r.Post("/settings/keys/:id/revoke", w.revokeKey)
 	r.Post("/settings/secret", w.generateSecret)
+	r.Post("/settings/test-event", w.sendTestEvent)
 	r.Get("/checklists", w.checklists)
 	r.Get("/checklists/new", w.newChecklist)
 	r.Post("/checklists", w.saveChecklist)
@@ -433,6 +434,8 @@ func (w *Web) static(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, "text/css; charset=utf-8")
 	case strings.HasSuffix(name, ".js"):
 		c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
+	case strings.HasSuffix(name, ".svg"):
+		c.Set(fiber.HeaderContentType, "image/svg+xml")
 	default:
 		c.Set(fiber.HeaderContentType, "application/octet-stream")
 	}

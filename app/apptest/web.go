@@ -20,12 +20,13 @@ const (
 
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID, highest first), and how many match in all. Search compares
-// lower-cased title and transcription, as the SQL stores do.
+// the folded title, transcription and metadata values (domain.SearchText),
+// as the SQL stores do.
 func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("apptest.ListJobs: no account")
 	}
-	search := strings.ToLower(q.Search)
+	search := domain.FoldSearch(q.Search)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []domain.Job
@@ -37,7 +38,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]domain.Job, int
 			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
-			search != "" && !strings.Contains(strings.ToLower(j.Title+"\n"+j.Transcription), search):
+			search != "" && !strings.Contains(domain.SearchText(j.Title, j.Transcription, j.Metadata), search):
 			continue
 		}
 		matched = append(matched, j)

@@ -51,6 +51,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Users", userTests},
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},
+		{"Search", searchTests},
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
 	}

@@ -50,3 +50,14 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return out, nil
 }
+
+// Marked returns the version of the first of ms whose SQL contains marker
+// (a comment asking the store for a step in Go), or 0.
+func Marked(ms []Migration, marker string) int {
+	for _, m := range ms {
+		if strings.Contains(m.SQL, marker) {
+			return m.Version
+		}
+	}
+	return 0
+}

@@ -37,3 +37,13 @@ func TestLoadRefusesWhatItCannotOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestMarked(t *testing.T) {
+	ms := []Migration{{Version: 1, SQL: "CREATE TABLE a (x int);"}, {Version: 2, SQL: "-- go: step\nSELECT 1;"}}
+	if v := Marked(ms, "-- go: step"); v != 2 {
+		t.Errorf("Marked = %d, want 2", v)
+	}
+	if v := Marked(ms, "-- go: other"); v != 0 {
+		t.Errorf("Marked of an absent marker = %d, want 0", v)
+	}
+}

@@ -49,7 +49,7 @@ func JobRow(j domain.Job) ([]any, error) {
 		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
-		webquery.SearchText(j.Title, j.Transcription),
+		webquery.SearchText(j.Title, j.Transcription, j.Metadata),
 	}, nil
 }
 

@@ -2,33 +2,41 @@
 // alike for the web application's queries: the text a job search reads, the
 // LIKE operand of a search, page sizes, and the column a ports.UserKey names.
 //
-// Search is case-insensitive in any script, Armenian included. Neither
-// database can be trusted with that (SQLite's lower() is ASCII only,
-// Postgres's depends on the database's collation), so the stores keep Go's
-// strings.ToLower of a job's title and transcription in a column and compare
-// it with the lower-cased search as a plain substring.
+// Search is case-insensitive in any script, Armenian included, and finds
+// either spelling of "ev" (domain.FoldSearch). Neither database can be
+// trusted with that (SQLite's lower() is ASCII only, Postgres's depends on
+// the database's collation), so the stores keep the folded title,
+// transcription and metadata values of a job in a column and compare it
+// with the folded search as a plain substring.
 package webquery
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
 // SearchText is what a job's search_text column holds.
-func SearchText(title, transcription string) string {
-	return strings.ToLower(title + "\n" + transcription)
+func SearchText(title, transcription string, metadata json.RawMessage) string {
+	return domain.SearchText(title, transcription, metadata)
 }
+
+// BackfillMarker, in a migration's SQL, asks the store to recompute every
+// job's search_text in Go after the migration ran: the folding cannot be
+// written in SQL alike for both databases.
+const BackfillMarker = "-- go: recompute search_text"
 
 // likeEscaper makes LIKE's wildcards and its escape character literal.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // Contains is the operand of `search_text LIKE '%' || ? || '%' ESCAPE '\'`
-// that finds search anywhere in the text, in any case, with % and _ taken
+// that finds search anywhere in the text, folded, with % and _ taken
 // literally.
 func Contains(search string) string {
-	return likeEscaper.Replace(strings.ToLower(search))
+	return likeEscaper.Replace(domain.FoldSearch(search))
 }
 
 // Page sizes of ListJobs.

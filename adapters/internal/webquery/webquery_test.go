@@ -8,7 +8,7 @@ import (
 
 func TestContains(t *testing.T) {
 	for in, want := range map[string]string{
-		"ԲԱՐԵՒ Ձեզ": "բարեւ ձեզ",
+		"ԲԱՐԵՒ Ձեզ": "բարեվ ձեզ",
 		"100%":      `100\%`,
 		"a_b":       `a\_b`,
 		`C:\Temp`:   `c:\\temp`,

@@ -20,7 +20,10 @@
         if (!body) return;
         nodes.forEach(function (n) {
           var j = body.jobs[n.getAttribute("data-live-id")];
-          if (!j || n.getAttribute("data-status") === j.status) return;
+          if (!j) return;
+          var moved = n.getAttribute("data-status") !== j.status;
+          // A refused upload keeps the status and changes only the reason.
+          var refused = n.hasAttribute("data-reason") && n.getAttribute("data-reason") !== j.error;
           n.setAttribute("data-status", j.status);
           n.setAttribute("data-terminal", String(j.terminal));
           n.querySelectorAll("[data-field]").forEach(function (f) {
@@ -28,20 +31,24 @@
             if (k === "status") {
               f.textContent = j.statusText;
               f.className = "badge status-" + j.status;
-            } else if (k === "title" && j.title) {
+            } else if (k === "title" && j.title && moved) {
               f.textContent = j.title;
             } else if (k === "duration") {
               f.textContent = j.duration;
+            } else if (k === "reason") {
+              f.textContent = j.reason;
             }
           });
           // A recording's page shows much more once the job settles.
-          if (j.terminal && n.hasAttribute("data-reload")) window.location.reload();
+          if (n.hasAttribute("data-reload") && ((moved && j.terminal) || (refused && j.error))) window.location.reload();
         });
       })
       .catch(function () { /* the next tick tries again */ });
   }
 
-  // Transcript lines: play the recording from the line's start.
+  // Transcript lines: play the recording from the line's start. While it
+  // plays, the line being spoken is marked and kept in view; the speed
+  // menu sets the playback rate.
   function seekable() {
     var audio = document.getElementById("player");
     if (!audio) return;
@@ -51,11 +58,31 @@
         audio.currentTime = parseFloat(el.getAttribute("data-start")) || 0;
         var p = audio.play();
         if (p && p.catch) p.catch(function () {});
-        document.querySelectorAll(".turn.playing").forEach(function (t) { t.classList.remove("playing"); });
-        var turn = el.closest(".turn");
-        if (turn) turn.classList.add("playing");
       });
     });
+    var turns = Array.prototype.slice.call(document.querySelectorAll(".turn[data-from]"));
+    var current = null;
+    audio.addEventListener("timeupdate", function () {
+      var t = audio.currentTime, line = null;
+      for (var i = 0; i < turns.length; i++) {
+        if (parseFloat(turns[i].getAttribute("data-from")) <= t + 0.05) line = turns[i]; else break;
+      }
+      if (line === current) return;
+      if (current) { current.classList.remove("playing"); current.removeAttribute("aria-current"); }
+      current = line;
+      if (!line) return;
+      line.classList.add("playing");
+      line.setAttribute("aria-current", "true");
+      var box = line.getBoundingClientRect();
+      var player = audio.closest(".player");
+      var top = player ? player.getBoundingClientRect().bottom : 0;
+      if (box.top < top || box.bottom > window.innerHeight) line.scrollIntoView({ block: "center", behavior: "smooth" });
+    });
+    var speed = document.getElementById("speed");
+    if (speed) {
+      document.getElementById("speed-control").hidden = false;
+      speed.addEventListener("change", function () { audio.playbackRate = parseFloat(speed.value) || 1; });
+    }
   }
 
   // Checklist editor: "add a question" clones the last row, emptied.
@@ -78,6 +105,9 @@
         var f = l.getAttribute("for");
         if (f) l.setAttribute("for", f.replace(/-\d+$/, "") + "-" + n);
       });
+      // The legend counts from 1: "Question 4" for the fourth block.
+      var legend = copy.querySelector("legend");
+      if (legend) legend.textContent = legend.textContent.replace(/\d+\s*$/, String(n + 1));
       list.appendChild(copy);
       var first = copy.querySelector("input");
       if (first) first.focus();
@@ -93,13 +123,17 @@
     });
   }
 
-  // Copy buttons next to a new key.
+  // Copy buttons next to a new key; the button says so once it copied
+  // (its data-copied text is in the page's language).
   function copies() {
     document.querySelectorAll("[data-copy]").forEach(function (b) {
       b.hidden = false;
       b.addEventListener("click", function () {
         var src = document.getElementById(b.getAttribute("data-copy"));
-        if (src && navigator.clipboard) navigator.clipboard.writeText(src.textContent.trim());
+        if (!src || !navigator.clipboard) return;
+        navigator.clipboard.writeText(src.textContent.trim()).then(function () {
+          if (b.getAttribute("data-copied")) b.textContent = b.getAttribute("data-copied");
+        }, function () {});
       });
     });
   }

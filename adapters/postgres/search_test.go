@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
+	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
+)
+
+// TestUpgradeRefoldsSearchText: jobs written before migration 8 hold the
+// old search text (lower-cased title and transcription); after the upgrade
+// they are found by either spelling of "ev" and by metadata values.
+func TestUpgradeRefoldsSearchText(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openURL(t, url)
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	j, evs := domain.NewJob("doc", acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice, Metadata: json.RawMessage(`{"crm":"B-77"}`)}, t0, domain.UploadWindow)
+	if err := s.CreateJob(ctx, j, evs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE jobs SET title = 'Երևան', search_text = lower('Երևան' || chr(10) || transcription)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, searchMigration(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _ := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, Search: "B-77"}); n != 0 {
+		t.Fatal("the old search text already has the metadata: the test proves nothing")
+	}
+	s.Close()
+	s = openURL(t, url)
+	for _, q := range []string{"ԵՐԵՎԱՆ", "երեւան", "B-77"} {
+		if _, n, err := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, Search: q}); err != nil || n != 1 {
+			t.Errorf("search %q after the upgrade: %d jobs, %v", q, n, err)
+		}
+	}
+}
+
+// searchMigration is the version of the migration that refolds search_text.
+func searchMigration(t *testing.T) int {
+	ms, err := migrations.Load(migrationFiles, "migrations")
+	v := migrations.Marked(ms, webquery.BackfillMarker)
+	if err != nil || v <= 3 {
+		t.Fatalf("no migration after 3 refolds search_text (%v)", err)
+	}
+	return v
+}
+
+// BenchmarkSearch10k is a history search over 10,000 recordings, planned
+// with the statistics autovacuum would have gathered.
+func BenchmarkSearch10k(b *testing.B) {
+	s := openTest(b)
+	porttest.BenchmarkSearch(b, s, 10_000, func() {
+		if _, err := s.pool.Exec(b.Context(), `ANALYZE jobs`); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
