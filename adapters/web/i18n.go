@@ -216,7 +216,7 @@ var messages = map[string][2]string{
 	"one.refused.wait":            {"Ձայնագրությունը դեռ սպասում է իր ֆայլին մինչև %s․ ուղարկեք այն նույն հասցեով։", "The recording still waits for its file until %s: send it again to the same address."},
 	"one.failed":                  {"Չհաջողվեց", "Failed"},
 	"one.noplayer":                {"Այս ձայնագրությունը չի մշակվել, ուստի նվագարկիչ չկա։", "This recording was not processed, so there is no player."},
-	"one.download.audio":              {"Ներբեռնել վերբեռնված ֆայլը", "Download the uploaded file"},
+	"one.download.audio":          {"Ներբեռնել վերբեռնված ֆայլը", "Download the uploaded file"},
 	"one.speed":                   {"Արագություն", "Speed"},
 	"one.notranscript.failed":     {"Տեքստ չկա․ ձայնագրությունը չմշակվեց (պատճառը՝ վերևում)։", "No transcript: the recording was not processed (the reason is above)."},
 	"one.analysis.jobfailed":      {"Վերլուծություն չկա․ ձայնագրությունը չմշակվեց։", "No analysis: the recording was not processed."},
