@@ -225,3 +225,17 @@ func (uc *Team) ResetPassword(ctx context.Context, token, password string) (Sign
 	}
 	return uc.people.startSession(ctx, u)
 }
+
+// Invitation returns the pending invitation of token with the account it
+// is to, so the page can name the organisation.
+func (uc *Team) Invitation(ctx context.Context, token string) (domain.User, domain.Account, error) {
+	u, err := uc.people.Invitation(ctx, token)
+	if err != nil {
+		return domain.User{}, domain.Account{}, err
+	}
+	a, err := uc.people.accounts.GetAccount(ctx, u.AccountID)
+	if err != nil {
+		return domain.User{}, domain.Account{}, fmt.Errorf("invitation: %w", err)
+	}
+	return u, a, nil
+}

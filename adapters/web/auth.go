@@ -129,7 +129,7 @@ func (w *Web) signOut(c *fiber.Ctx) error {
 func (w *Web) invitePage(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "invite.title", "")
 	vw.NoIndex = true
-	u, err := w.deps.People.Invitation(c.UserContext(), c.Params("token"))
+	u, acct, err := w.deps.Team.Invitation(c.UserContext(), c.Params("token"))
 	if errors.Is(err, domain.ErrNotFound) {
 		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
 		return w.render(c, "error", vw)
@@ -137,7 +137,7 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
+	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Org: acct.Name, Token: url.PathEscape(c.Params("token"))}
 	return w.render(c, "invite", vw)
 }
 

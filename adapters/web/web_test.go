@@ -21,6 +21,8 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
 	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/adapters/httpapi"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/adapters/web"
@@ -56,8 +58,13 @@ func newSite(t testing.TB, cfg web.Config) *site {
 	// Cheap hashing keeps the tests fast; the parameters are in the hash.
 	people := app.NewPeople(st, st, st, password.Hasher{Params: password.Params{Memory: 1024, Time: 1, Threads: 1}}, app.NewRateLimit(st, clock), clock)
 	sender := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second, AllowPrivate: true})
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://example.test"
+	}
 	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
-		Recordings: app.NewRecordings(st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+		Recordings: app.NewRecordings(st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
+		Create:     app.NewCreateJob(st, st, blob.NewSigner(cfg.PublicURL, []byte("test secret")), clock, time.Hour),
+		CheckAudio: mp3.CheckHead, Team: app.NewTeam(people, st), Usage: app.NewUsage(st, clock), OpenAPI: httpapi.OpenAPI()})
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	w.Register(a.Group(web.Prefix))
 	return &site{t: t, app: a, store: st, blobs: blobs, people: people}
