@@ -223,7 +223,7 @@ var messages = map[string][2]string{
 	"use.largest":              {"Ամենաերկար ձայնագրությունները", "Longest recordings"},
 	"use.nolargest":            {"Մշակված ձայնագրություններ դեռ չկան։", "No processed recordings yet."},
 	"team.title":               {"Թիմ", "Team"},
-	"team.people":              {"«%s»-ի մարդիկ", "People of “%s”"},
+	"team.people":              {"Մարդիկ՝ %s", "People of %s"},
 	"team.role":                {"Դեր", "Role"},
 	"team.since":               {"Միացել է", "Joined"},
 	"team.actions":             {"Գործողություններ", "Actions"},

@@ -37,20 +37,35 @@ import (
 type site struct {
 	t      testing.TB
 	app    *fiber.App
-	store  *sqlite.Store
+	store  siteStore
 	blobs  *blob.Disk
 	people *app.People
+	// analyze refreshes the store's planner statistics (Postgres), nil
+	// when the store keeps none.
+	analyze func()
+}
+
+// siteStore is what the web application needs of a store adapter.
+type siteStore interface {
+	ports.Stores
+	ports.TeamStore
+	ports.UsageReader
 }
 
 func newSite(t testing.TB, cfg web.Config) *site {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	blobs, err := blob.NewDisk(filepath.Join(dir, "blobs"))
+	return newSiteOn(t, cfg, st)
+}
+
+// newSiteOn is the site on another store (Postgres, in the benchmarks).
+func newSiteOn(t testing.TB, cfg web.Config, st siteStore) *site {
+	t.Helper()
+	blobs, err := blob.NewDisk(filepath.Join(t.TempDir(), "blobs"))
 	if err != nil {
 		t.Fatal(err)
 	}
