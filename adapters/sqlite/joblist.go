@@ -14,7 +14,8 @@ import (
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all: two queries on the index
 // jobs_account_created. Search is a substring of the stored search_text
-// (see webquery), never SQLite's ASCII-only lower().
+// (see webquery), never SQLite's ASCII-only lower(), found through the
+// trigram index jobs_search.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("sqlite.ListJobs: no account")
@@ -41,7 +42,14 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, i
 		filter("created_at < ?", toMs(q.To))
 	}
 	if q.Search != "" {
-		filter(`search_text LIKE '%' || ? || '%' ESCAPE '\'`, webquery.Contains(q.Search))
+		if term := strings.ToLower(q.Search); !strings.ContainsAny(term, `%_\`) {
+			// The trigram index (migration 4) answers a LIKE whose whole
+			// pattern is one parameter without ESCAPE; with either it
+			// would read every row.
+			filter(`rowid IN (SELECT rowid FROM jobs_search WHERE search_text LIKE ?)`, "%"+term+"%")
+		} else {
+			filter(`search_text LIKE '%' || ? || '%' ESCAPE '\'`, webquery.Contains(q.Search))
+		}
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 
