@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -98,12 +99,7 @@ func parseAPIDocs(raw []byte) (*apiDocs, error) {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	out := &apiDocs{Title: d.Info.Title, Version: d.Info.Version, Description: inlineCode(d.Info.Description)}
-	paths := make([]string, 0, len(d.Paths))
-	for p := range d.Paths {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(d.Paths)) {
 		methods := make([]string, 0, len(d.Paths[p]))
 		for m := range d.Paths[p] {
 			if slices.Contains([]string{"get", "put", "post", "delete", "patch"}, m) {
@@ -125,12 +121,7 @@ func parseAPIDocs(raw []byte) (*apiDocs, error) {
 					o.Body = schemaType(c.Schema)
 				}
 			}
-			codes := make([]string, 0, len(op.Responses))
-			for code := range op.Responses {
-				codes = append(codes, code)
-			}
-			sort.Strings(codes)
-			for _, code := range codes {
+			for _, code := range slices.Sorted(maps.Keys(op.Responses)) {
 				r := op.Responses[code]
 				if r.Ref != "" {
 					r = d.Components.Responses[refName(r.Ref)]
@@ -140,12 +131,7 @@ func parseAPIDocs(raw []byte) (*apiDocs, error) {
 			out.Operations = append(out.Operations, o)
 		}
 	}
-	names := make([]string, 0, len(d.Components.Schemas))
-	for n := range d.Components.Schemas {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(d.Components.Schemas)) {
 		s := d.Components.Schemas[n]
 		as := apiSchema{Name: n, Description: inlineCode(s.Description)}
 		fields := map[string]apiField{}
@@ -158,12 +144,7 @@ func parseAPIDocs(raw []byte) (*apiDocs, error) {
 			for _, p := range s.AllOf {
 				collect(p)
 			}
-			keys := make([]string, 0, len(s.Properties))
-			for k := range s.Properties {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 				p := s.Properties[k]
 				if p.Boolean {
 					continue

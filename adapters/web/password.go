@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -66,6 +68,13 @@ func (w *Web) resetPage(c *fiber.Ctx) error {
 // resetPassword is POST /app/reset/{token}: every session of the person
 // is signed out and this browser signed in.
 func (w *Web) resetPassword(c *fiber.Ctx) error {
+	return w.setPasswordWithLink(c, "reset", "pw.reset.title", "pw.reset.gone", w.deps.Team.ResetPassword)
+}
+
+// setPasswordWithLink answers the form of a one-time link's page (an
+// invitation or a password reset): set sets the password with the link's
+// token and signs the person in; a used or unknown link is the page gone.
+func (w *Web) setPasswordWithLink(c *fiber.Ctx, page, titleKey, goneKey string, set func(ctx context.Context, token, password string) (app.SignedIn, error)) error {
 	f, err := w.form(c)
 	if err == nil {
 		err = checkAnonCSRF(c, f)
@@ -73,21 +82,21 @@ func (w *Web) resetPassword(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.deps.Team.ResetPassword(c.UserContext(), c.Params("token"), f.Get("password"))
+	in, err := set(c.UserContext(), c.Params("token"), f.Get("password"))
 	if err != nil {
-		vw := w.newView(c, nil, "pw.reset.title", "")
+		vw := w.newView(c, nil, titleKey, "")
 		var ve *domain.ValidationError
 		switch {
 		case errors.Is(err, domain.ErrNotFound):
-			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "pw.reset.gone")
+			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, goneKey)
 			return w.render(c, "error", vw)
 		case errors.As(err, &ve):
 			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, validationText(vw.Lang, "pw.err.", ve)
 			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
-			return w.render(c, "reset", vw)
+			return w.render(c, page, vw)
 		}
 		return w.serverError(c, err)
 	}
-	w.setCookie(c, w.sessionCookieName(), in.Token, domain.SessionLifetime, "Lax")
+	w.startSession(c, in)
 	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
 }

@@ -46,6 +46,19 @@ func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) err
 	return w.render(c, "team", vw)
 }
 
+// ownerForm starts every team change: an owner's form, with its token.
+func (w *Web) ownerForm(c *fiber.Ctx) (*app.Visitor, url.Values, bool, error) {
+	v, ok, err := w.owner(c)
+	if !ok {
+		return nil, nil, false, err
+	}
+	f, ok, err := w.postForm(c, v)
+	if !ok {
+		return nil, nil, false, err
+	}
+	return v, f, true, nil
+}
+
 // teamError shows a refused team change on the team page.
 func (w *Web) teamError(c *fiber.Ctx, v *app.Visitor, err error, d teamData) error {
 	var ve *domain.ValidationError
@@ -63,11 +76,7 @@ func (w *Web) teamError(c *fiber.Ctx, v *app.Visitor, err error, d teamData) err
 // invite is POST /app/team/invite: the page answering it shows the
 // one-time link to copy (it is not stored, so it cannot be shown again).
 func (w *Web) invite(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
+	v, f, ok, err := w.ownerForm(c)
 	if !ok {
 		return err
 	}
@@ -81,11 +90,7 @@ func (w *Web) invite(c *fiber.Ctx) error {
 
 // setRole is POST /app/team/{id}/role.
 func (w *Web) setRole(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
+	v, f, ok, err := w.ownerForm(c)
 	if !ok {
 		return err
 	}
@@ -97,11 +102,8 @@ func (w *Web) setRole(c *fiber.Ctx) error {
 
 // removeMember is POST /app/team/{id}/remove.
 func (w *Web) removeMember(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
+	v, _, ok, err := w.ownerForm(c)
 	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
 	if err := w.deps.Team.Remove(c.UserContext(), v.Account.ID, c.Params("id")); err != nil {
@@ -117,11 +119,8 @@ func (w *Web) removeMember(c *fiber.Ctx) error {
 // for one of the account's people (a renewed invitation for someone who
 // has not accepted theirs), shown once to copy.
 func (w *Web) resetLink(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
+	v, _, ok, err := w.ownerForm(c)
 	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
 	ms, err := w.deps.Team.Members(c.UserContext(), v.Account.ID)
