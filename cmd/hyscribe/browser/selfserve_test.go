@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/kafka"
+	"github.com/hyscribe/hyscribe/adapters/s3/s3test"
 )
 
 // TestSelfServeInABrowser is issue 14's walk, as a new customer's team
@@ -256,4 +258,60 @@ func abs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestSelfServeUploadToS3 uploads from the browser with S3-compatible
+// storage (a real MinIO): the page PUTs the file straight to the bucket's
+// pre-signed address, another origin that the page's CSP must allow.
+func TestSelfServeUploadToS3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MinIO, the service and a browser")
+	}
+	chrome := chromium(t)
+	k, err := kafka.StartEmbedded("127.0.0.1:0", "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	minio := s3test.Start(t, k.Addrs(), "")
+	engine := asrtest.NewEngine(t, asrtest.WithTexts("Բարև ձեզ։"))
+	s := startService(t, map[string]string{
+		"HYSCRIBE_ASR_URL":       engine.URL(),
+		"KAFKA_BROKERS":          strings.Join(k.Addrs(), ","),
+		"HYSCRIBE_S3_ENDPOINT":   minio.Endpoint,
+		"HYSCRIBE_S3_BUCKET":     "hyscribe-browser",
+		"HYSCRIBE_S3_ACCESS_KEY": minio.AccessKey,
+		"HYSCRIBE_S3_SECRET_KEY": minio.SecretKey,
+		"HYSCRIBE_S3_NOTIFY_ARN": minio.ARN,
+	})
+	b := browser(t, chrome)
+	var accountID string
+	run(t, b, "sign up",
+		chromedp.Navigate(s.base+"/app/signup"),
+		chromedp.WaitVisible("#org", chromedp.ByID),
+		chromedp.SendKeys("#org", "S3", chromedp.ByID),
+		chromedp.SendKeys("#email", "s3@example.am", chromedp.ByID),
+		chromedp.SendKeys("#password", "a long enough password", chromedp.ByID),
+		chromedp.Click("#signup", chromedp.ByID),
+		chromedp.WaitVisible("#account-id", chromedp.ByID),
+		chromedp.Text("#account-id", &accountID, chromedp.ByID),
+	)
+	s.cli(t, "account", "update", "--account", accountID, "--plan", "business", "--seconds", "3600")
+	var result string
+	run(t, b, "upload to the bucket",
+		chromedp.Navigate(s.base+"/app/recordings"),
+		chromedp.WaitVisible("#upload-form", chromedp.ByID),
+		chromedp.SetUploadFiles("#files", []string{abs(t, "../../../testdata/audio/speech-mono-16k.mp3")}, chromedp.ByID),
+		chromedp.Click("#upload-start", chromedp.ByID),
+		chromedp.Poll(`document.querySelectorAll('#upload-list [data-result]').length === 1`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Text(`#upload-list .state`, &result, chromedp.ByQuery),
+	)
+	var state string
+	run(t, b, "state", chromedp.Evaluate(`document.querySelector('#upload-list [data-result]').getAttribute('data-result')`, &state))
+	if state != "uploaded" {
+		t.Fatalf("the upload to MinIO: %s (%s)\nMinIO log:\n%s", state, result, clip(minio.Logs(), 3000))
+	}
+	run(t, b, "transcribed",
+		chromedp.Poll(`document.querySelectorAll('#history tr[data-live-id][data-status="transcribed"]').length === 1`, nil, chromedp.WithPollingTimeout(40*time.Second)),
+	)
 }
