@@ -36,3 +36,7 @@ func mustJSON(v any) []byte {
 	}
 	return b.Bytes()
 }
+
+// OpenAPI returns the OpenAPI document served at /api/openapi.json, for
+// the web application's API page.
+func OpenAPI() []byte { return openAPIDocument }

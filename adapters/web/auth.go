@@ -136,7 +136,7 @@ func (w *Web) signOut(c *fiber.Ctx) error {
 func (w *Web) invitePage(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "invite.title", "")
 	vw.NoIndex = true
-	u, err := w.deps.People.Invitation(c.UserContext(), c.Params("token"))
+	u, acct, err := w.deps.Team.Invitation(c.UserContext(), c.Params("token"))
 	if errors.Is(err, domain.ErrNotFound) {
 		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
 		return w.render(c, "error", vw)
@@ -144,35 +144,12 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
+	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Org: acct.Name, Token: url.PathEscape(c.Params("token"))}
 	return w.render(c, "invite", vw)
 }
 
 func (w *Web) acceptInvite(c *fiber.Ctx) error {
-	f, err := w.form(c)
-	if err == nil {
-		err = checkAnonCSRF(c, f)
-	}
-	if err != nil {
-		return w.formError(c, nil, err)
-	}
-	in, err := w.deps.People.AcceptInvite(c.UserContext(), c.Params("token"), f.Get("password"))
-	if err != nil {
-		vw := w.newView(c, nil, "invite.title", "")
-		var ve *domain.ValidationError
-		switch {
-		case errors.Is(err, domain.ErrNotFound):
-			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
-			return w.render(c, "error", vw)
-		case errors.As(err, &ve):
-			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, invalidText(vw.Lang, ve)
-			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
-			return w.render(c, "invite", vw)
-		}
-		return w.serverError(c, err)
-	}
-	w.startSession(c, in)
-	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
+	return w.setPasswordWithLink(c, "invite", "invite.title", "invite.gone", w.deps.People.AcceptInvite)
 }
 
 // busyOrLimited fills vw for an attempt refused by a rate limit (429) or by

@@ -51,6 +51,16 @@ type Config struct {
 	PublicURL string
 	// MaxFormBytes bounds a form body (default 256 KiB).
 	MaxFormBytes int
+	// MaxUploadBytes is the largest file the upload form offers to send
+	// (default app.DefaultMaxUploadBytes, the upload address's own limit).
+	MaxUploadBytes int64
+	// HeadBytes is how much of a file's start the upload form sends for
+	// Deps.CheckAudio (default 16 KiB).
+	HeadBytes int
+	// UploadOrigin is the origin of signed upload addresses when they are
+	// not this service (S3-compatible storage): the browser PUTs files
+	// there, so the Content-Security-Policy must allow it.
+	UploadOrigin string
 }
 
 // Deps are the use cases the pages call.
@@ -62,6 +72,17 @@ type Deps struct {
 	// Retention reads and sets the account's retention rule on the
 	// settings page (nil: the setting is not offered).
 	Retention *app.Retention
+
+	// Self-serve: the upload form creates jobs with the API's own use case
+	// after CheckAudio (the process stage's verdict on a file's first
+	// bytes and size: nil, or the error the stage would give); Team runs the
+	// team and password pages, Usage the usage page; OpenAPI is the
+	// document the API page renders.
+	Create     *app.CreateJob
+	CheckAudio func(head []byte, size int64) error
+	Team       *app.Team
+	Usage      *app.Usage
+	OpenAPI    []byte
 }
 
 // Web serves the pages.
@@ -70,6 +91,10 @@ type Web struct {
 	deps  Deps
 	log   *slog.Logger
 	pages map[string]*template.Template
+	// csp is the Content-Security-Policy of every page.
+	csp string
+	// apiDocs is Deps.OpenAPI laid out for the API page.
+	apiDocs *apiDocs
 }
 
 // Prefix is where the web application lives.
@@ -80,22 +105,43 @@ func New(cfg Config, deps Deps) *Web {
 	if deps.People == nil || deps.Provision == nil || deps.Recordings == nil {
 		panic("web.New: People, Provision and Recordings are required")
 	}
+	if deps.Create == nil || deps.CheckAudio == nil || deps.Team == nil || deps.Usage == nil {
+		panic("web.New: Create, CheckAudio, Team and Usage are required")
+	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
 	if cfg.MaxFormBytes <= 0 {
 		cfg.MaxFormBytes = 256 << 10
 	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = app.DefaultMaxUploadBytes
+	}
+	if cfg.HeadBytes <= 0 {
+		cfg.HeadBytes = 16 << 10
+	}
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	w := &Web{cfg: cfg, deps: deps, log: deps.Logger}
-	w.pages = parsePages(w.funcs())
+	docs, err := parseAPIDocs(deps.OpenAPI)
+	if err != nil && deps.OpenAPI != nil {
+		panic("web.New: " + err.Error())
+	}
+	w := &Web{cfg: cfg, deps: deps, log: deps.Logger, apiDocs: docs}
+	w.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'" +
+		uploadOrigin(cfg.UploadOrigin) + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	funcs := w.funcs()
+	for k, f := range w.selfServeFuncs() {
+		funcs[k] = f
+	}
+	w.pages = parsePages(funcs)
 	return w
 }
 
 func parsePages(funcs template.FuncMap) map[string]*template.Template {
-	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	// Partials (part-*.html) are parsed with the layout, so that every page
+	// may use them.
+	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/part-*.html"))
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -103,7 +149,7 @@ func parsePages(funcs template.FuncMap) map[string]*template.Template {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if name == "layout" {
+		if name == "layout" || strings.HasPrefix(name, "part-") {
 			continue
 		}
 		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
@@ -145,13 +191,26 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/checklists/:id", w.saveChecklist)
 	r.Post("/checklists/:id/archive", w.archiveChecklist)
 	r.Get("/analytics", w.analytics)
+	// Self-serve: upload from the browser, usage, team, passwords, API page.
+	r.Post("/recordings/new", w.createRecording)
+	r.Get("/usage", w.usage)
+	r.Get("/team", w.team)
+	r.Post("/team/invite", w.invite)
+	r.Post("/team/:id/role", w.setRole)
+	r.Post("/team/:id/remove", w.removeMember)
+	r.Post("/team/:id/reset", w.resetLink)
+	r.Get("/password", w.passwordPage)
+	r.Post("/password", w.changePassword)
+	r.Get("/reset/:token", w.resetPage)
+	r.Post("/reset/:token", w.resetPassword)
+	r.Get("/api", w.apiPage)
 	r.Use(w.notFound)
 }
 
 // headers are the security headers of every page: only the service's own
 // scripts, styles and media; no framing; no referrer leaving the site.
 func (w *Web) headers(c *fiber.Ctx) error {
-	c.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	c.Set("Content-Security-Policy", w.csp)
 	c.Set(fiber.HeaderXFrameOptions, "DENY")
 	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")

@@ -21,6 +21,8 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
 	"github.com/hyscribe/hyscribe/adapters/blob"
+	"github.com/hyscribe/hyscribe/adapters/httpapi"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/adapters/web"
@@ -35,9 +37,19 @@ import (
 type site struct {
 	t      testing.TB
 	app    *fiber.App
-	store  *sqlite.Store
+	store  siteStore
 	blobs  *blob.Disk
 	people *app.People
+	// analyze refreshes the store's planner statistics (Postgres), nil
+	// when the store keeps none.
+	analyze func()
+}
+
+// siteStore is what the web application needs of a store adapter.
+type siteStore interface {
+	ports.Stores
+	ports.TeamStore
+	ports.UsageReader
 }
 
 func newSite(t testing.TB, cfg web.Config) *site {
@@ -48,21 +60,36 @@ func newSite(t testing.TB, cfg web.Config) *site {
 
 func newSiteHashing(t testing.TB, cfg web.Config, hasher ports.PasswordHasher) *site {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	blobs, err := blob.NewDisk(filepath.Join(dir, "blobs"))
+	return newSiteWith(t, cfg, st, hasher)
+}
+
+// newSiteOn is the site on another store (Postgres, in the benchmarks).
+func newSiteOn(t testing.TB, cfg web.Config, st siteStore) *site {
+	t.Helper()
+	return newSiteWith(t, cfg, st, password.Hasher{Params: password.Params{Memory: 1024, Time: 1, Threads: 1}})
+}
+
+func newSiteWith(t testing.TB, cfg web.Config, st siteStore, hasher ports.PasswordHasher) *site {
+	t.Helper()
+	blobs, err := blob.NewDisk(filepath.Join(t.TempDir(), "blobs"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := ports.SystemClock{}
 	people := app.NewPeople(st, st, st, hasher, app.NewRateLimit(st, clock), clock)
 	sender := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second, AllowPrivate: true})
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://example.test"
+	}
 	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
-		Recordings: app.NewRecordings(st, st, st, st, st, st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+		Recordings: app.NewRecordings(st, st, st, st, st, st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
+		Create:     app.NewCreateJob(st, st, blob.NewSigner(cfg.PublicURL, []byte("test secret")), clock, time.Hour),
+		CheckAudio: mp3.CheckHead, Team: app.NewTeam(people, st), Usage: app.NewUsage(st, clock), OpenAPI: httpapi.OpenAPI()})
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	w.Register(a.Group(web.Prefix))
 	return &site{t: t, app: a, store: st, blobs: blobs, people: people}
@@ -321,7 +348,8 @@ func TestHistoryFiltersSearchesAndPages(t *testing.T) {
 func TestMembersCannotChangeTheAccount(t *testing.T) {
 	s := newSite(t, web.Config{})
 	_, _, acct := s.signUp("owner@example.am")
-	ck, csrf := s.member(acct)
+	ck := s.member(acct, "member@example.am")
+	csrf := ck["_csrf"]
 	if r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck); r.code != 403 {
 		t.Fatalf("member creating a key: %d", r.code)
 	}

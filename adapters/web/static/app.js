@@ -143,7 +143,8 @@
     editor();
     confirms();
     copies();
-    if (document.querySelector("[data-live-id]")) {
+    // The upload form adds rows later: keep asking while it is there.
+    if (document.querySelector("[data-live-id], #upload-form")) {
       live();
       window.setInterval(live, 3000);
     }

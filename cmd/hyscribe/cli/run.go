@@ -45,6 +45,8 @@ usage:
                           (F holds the password on its first line; /dev/stdin works)
   hyscribe user invite --account ID --email E [--role owner|member]
                           prints a one-time link to /app/invite/… (valid 7 days)
+  hyscribe user reset-link --email E
+                          prints a one-time password reset link to /app/reset/… (valid 24 hours)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
   hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries

@@ -25,6 +25,7 @@ import (
 	httpapi "github.com/hyscribe/hyscribe/adapters/httpapi"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
+	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/postgres"
 	"github.com/hyscribe/hyscribe/adapters/s3"
@@ -50,6 +51,8 @@ type storeCloser interface {
 	ports.Stores
 	ports.JobDeleter
 	ports.RetentionStore
+	ports.TeamStore
+	ports.UsageReader
 	Close() error
 }
 
@@ -223,14 +226,15 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 
 	if roles&RoleAPI != 0 {
-		webapp, err := s.webApp(ctx, workCtx, blobs, clock)
+		create := app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL)
+		webapp, err := s.webApp(ctx, workCtx, blobs, clock, create, uploadOriginOf(ctx, signer, s.publicURL))
 		if err != nil {
 			return nil, err
 		}
 		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL}, httpapi.Deps{
 			Auth:      app.NewAuthenticate(s.store, clock),
 			RateLimit: app.NewRateLimit(s.store, clock),
-			Create:    app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL),
+			Create:    create,
 			Get:       app.NewGetJob(s.store),
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Export:    app.NewExportJob(s.store),
@@ -259,7 +263,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 
 // webApp builds the web application (/app). Its reports read ClickHouse
 // when CLICKHOUSE_DSN is set and reachable, else the store.
-func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock) (*web.Web, error) {
+func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock, create *app.CreateJob, uploadOrigin string) (*web.Web, error) {
 	cfg := s.cfg
 	loc, err := time.LoadLocation(cfg.WebTimezone)
 	if err != nil {
@@ -297,12 +301,18 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		}
 	}
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
-	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL}, web.Deps{
+	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
+		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
 		People:     people,
 		Provision:  app.NewProvision(s.store, s.store, clock),
 		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
 		Retention:  app.NewRetention(s.store),
 		Logger:     s.log,
+		Create:     create,
+		CheckAudio: mp3.CheckHead,
+		Team:       app.NewTeam(people, s.store),
+		Usage:      app.NewUsage(s.store, clock),
+		OpenAPI:    httpapi.OpenAPI(),
 	}), nil
 }
 

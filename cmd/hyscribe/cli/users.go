@@ -16,11 +16,14 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// userCmd is `hyscribe user create|invite`: operators add people to an
-// account without the sign-up page.
+// userCmd is `hyscribe user create|invite|reset-link`: operators add people
+// to an account without the sign-up page, and hand out reset links.
 func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "reset-link" {
+		return userResetLink(ctx, cfg, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "create" && args[0] != "invite") {
-		return usageErrorf("user: expected create or invite")
+		return usageErrorf("user: expected create, invite or reset-link")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("user "+sub, flag.ContinueOnError)

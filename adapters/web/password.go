@@ -1,0 +1,102 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// passwordPage is GET /app/password: change your own password.
+func (w *Web) passwordPage(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	vw := w.newView(c, v, "pw.title", "")
+	if c.Query("saved") != "" {
+		vw.Flash = text(vw.Lang, "pw.changed")
+	}
+	return w.render(c, "password", vw)
+}
+
+// changePassword is POST /app/password: the current password is required;
+// every other session of the person is signed out, this one stays.
+func (w *Web) changePassword(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	f, ok, err := w.postForm(c, v)
+	if !ok {
+		return err
+	}
+	err = w.deps.Team.ChangePassword(c.UserContext(), *v, f.Get("current"), f.Get("password"))
+	var ve *domain.ValidationError
+	if errors.As(err, &ve) {
+		vw := w.newView(c, v, "pw.title", "")
+		vw.Status, vw.Error = fiber.StatusBadRequest, validationText(vw.Lang, "pw.err.", ve)
+		return w.render(c, "password", vw)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	return c.Redirect(Prefix+"/password?saved=1", fiber.StatusSeeOther)
+}
+
+// resetPage is GET /app/reset/{token}: set a new password with a one-time
+// link from an owner or an operator.
+func (w *Web) resetPage(c *fiber.Ctx) error {
+	vw := w.newView(c, nil, "pw.reset.title", "")
+	vw.NoIndex = true
+	u, err := w.deps.Team.PasswordReset(c.UserContext(), c.Params("token"))
+	if errors.Is(err, domain.ErrNotFound) {
+		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "pw.reset.gone")
+		return w.render(c, "error", vw)
+	}
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
+	return w.render(c, "reset", vw)
+}
+
+// resetPassword is POST /app/reset/{token}: every session of the person
+// is signed out and this browser signed in.
+func (w *Web) resetPassword(c *fiber.Ctx) error {
+	return w.setPasswordWithLink(c, "reset", "pw.reset.title", "pw.reset.gone", w.deps.Team.ResetPassword)
+}
+
+// setPasswordWithLink answers the form of a one-time link's page (an
+// invitation or a password reset): set sets the password with the link's
+// token and signs the person in; a used or unknown link is the page gone.
+func (w *Web) setPasswordWithLink(c *fiber.Ctx, page, titleKey, goneKey string, set func(ctx context.Context, token, password string) (app.SignedIn, error)) error {
+	f, err := w.form(c)
+	if err == nil {
+		err = checkAnonCSRF(c, f)
+	}
+	if err != nil {
+		return w.formError(c, nil, err)
+	}
+	in, err := set(c.UserContext(), c.Params("token"), f.Get("password"))
+	if err != nil {
+		vw := w.newView(c, nil, titleKey, "")
+		var ve *domain.ValidationError
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, goneKey)
+			return w.render(c, "error", vw)
+		case errors.As(err, &ve):
+			vw.CSRF, vw.Status, vw.Error = w.anonCSRF(c), fiber.StatusBadRequest, validationText(vw.Lang, "pw.err.", ve)
+			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
+			return w.render(c, page, vw)
+		}
+		return w.serverError(c, err)
+	}
+	w.startSession(c, in)
+	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
+}

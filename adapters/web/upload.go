@@ -1,0 +1,118 @@
+package web
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// createRecording is the "New recording" form's request for one file,
+// sent by static/upload.js: POST /app/recordings/new with the job's type,
+// checklist and metadata, the file's size and its first bytes. It creates
+// the job through the API's own use case (same plan and validation rules)
+// and answers {"docId","uploadUrl"}; the browser then PUTs the file to
+// uploadUrl, as an API client does. A file the process stage would refuse
+// is refused here, before the job exists, with the stage's reason. Errors
+// are JSON {"error","code"} in the page's language.
+func (w *Web) createRecording(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(w.lang(c), "err.server"), err)
+	}
+	lang := w.lang(c)
+	if v == nil {
+		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
+	}
+	if v.User.Role != domain.RoleOwner {
+		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
+	}
+	f, err := w.form(c)
+	if err == nil {
+		err = checkCSRF(c, f, v)
+	}
+	switch {
+	case errors.Is(err, errFormTooLarge):
+		return w.jsonError(c, fiber.StatusRequestEntityTooLarge, "form_too_large", text(lang, "err.toolarge"), nil)
+	case errors.Is(err, errCSRF):
+		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
+	case err != nil:
+		return w.jsonError(c, fiber.StatusBadRequest, "bad_form", err.Error(), nil)
+	}
+	size, err := strconv.ParseInt(f.Get("size"), 10, 64)
+	head, err2 := base64.StdEncoding.DecodeString(f.Get("head"))
+	if err != nil || err2 != nil || size < 0 || int64(len(head)) > size || (len(head) < w.cfg.HeadBytes && int64(len(head)) < size) {
+		return w.jsonError(c, fiber.StatusBadRequest, "bad_file", text(lang, "up.err.badfile"), nil)
+	}
+	if size > w.cfg.MaxUploadBytes {
+		return w.jsonError(c, fiber.StatusRequestEntityTooLarge, "too_large", tf(lang, "up.err.toolarge", w.cfg.MaxUploadBytes>>20), nil)
+	}
+	if err := w.deps.CheckAudio(head, size); err != nil {
+		return w.jsonError(c, fiber.StatusUnprocessableEntity, "not_mp3", tf(lang, "up.err.notmp3", err.Error()), nil)
+	}
+	body, err := createBody(f.Get("type"), f.Get("checklistId"), f.Get("metadata"))
+	if err != nil {
+		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", text(lang, "up.err.metadata"), nil)
+	}
+	res, err := w.deps.Create.Handle(c.UserContext(), app.Principal{Account: v.Account}, body)
+	var ve *domain.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return w.jsonError(c, fiber.StatusBadRequest, ve.Code, validationText(lang, "up.err.", ve), nil)
+	case errors.Is(err, domain.ErrForbidden):
+		return w.jsonError(c, fiber.StatusForbidden, "not_business", text(lang, "up.err.plan"), nil)
+	case err != nil:
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(res)
+}
+
+// createBody is the API's createTranscription body of the form's fields.
+// Metadata is either a JSON object or "key = value" lines (values kept as
+// strings), the way people write it.
+func createBody(typ, checklist, metadata string) ([]byte, error) {
+	req := map[string]any{"type": typ}
+	if checklist != "" {
+		req["checklistId"] = checklist
+	}
+	if m := strings.TrimSpace(metadata); strings.HasPrefix(m, "{") {
+		req["metadata"] = json.RawMessage(m)
+	} else if m != "" {
+		obj := map[string]string{}
+		for _, line := range strings.Split(m, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			k, val, ok := strings.Cut(line, "=")
+			if !ok {
+				k, val, ok = strings.Cut(line, ":")
+			}
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, errors.New("metadata line without key = value")
+			}
+			obj[strings.TrimSpace(k)] = strings.TrimSpace(val)
+		}
+		req["metadata"] = obj
+	}
+	b, err := json.Marshal(req)
+	if err != nil { // metadata that starts with { but is not JSON
+		return nil, err
+	}
+	return b, nil
+}
+
+// jsonError answers a script's request; cause (if any) goes to the log.
+func (w *Web) jsonError(c *fiber.Ctx, status int, code, msg string, cause error) error {
+	if cause != nil {
+		w.log.Error("web request failed", "method", c.Method(), "path", c.Path(), "err", cause)
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(status).JSON(fiber.Map{"error": msg, "code": code})
+}
