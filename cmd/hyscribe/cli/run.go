@@ -36,11 +36,11 @@ usage:
                           [--checklist ID] [--format text|srt|vtt|json]
                           a client of a running service: HYSCRIBE_URL, HYSCRIBE_API_KEY
   hyscribe checklist create --account ID --file F.json
-  hyscribe migrate                     bring the database schema up to date and exit
   hyscribe checklist update --account ID --checklist C --file F.json   (a new version)
   hyscribe checklist list --account ID
   hyscribe checklist show --account ID --checklist C [--version N]
   hyscribe checklist archive --account ID --checklist C
+  hyscribe migrate                     bring the database schema up to date and exit
   hyscribe user create --account ID --email E --password-file F [--role owner|member]
                           (F holds the password on its first line; /dev/stdin works)
   hyscribe user invite --account ID --email E [--role owner|member]
