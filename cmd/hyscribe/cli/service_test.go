@@ -23,10 +23,12 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// receiver records transcript_ready deliveries per docId.
+// receiver records transcript_ready deliveries per docId, and the
+// webhook-id of each (a redelivery of one event carries the same id).
 type receiver struct {
 	mu  sync.Mutex
 	got map[string]int
+	ids map[string]map[string]bool
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -36,6 +38,13 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	json.NewDecoder(req.Body).Decode(&body)
 	r.mu.Lock()
 	r.got[body.DocID]++
+	if r.ids == nil {
+		r.ids = map[string]map[string]bool{}
+	}
+	if r.ids[body.DocID] == nil {
+		r.ids[body.DocID] = map[string]bool{}
+	}
+	r.ids[body.DocID][req.Header.Get("webhook-id")] = true
 	r.mu.Unlock()
 }
 
