@@ -45,37 +45,55 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, i
 	if !q.To.IsZero() {
 		where = append(where, "created_at < "+param(toMs(q.To)))
 	}
+	with := ""
 	if q.Search != "" {
-		where = append(where, `search_text LIKE '%' || `+param(webquery.Contains(q.Search))+` || '%' ESCAPE '\'`)
+		// The matches come from the trigram index alone (see searchJobs),
+		// then are kept to the account's.
+		with = `WITH hits AS MATERIALIZED (SELECT id FROM jobs WHERE search_text LIKE '%' || ` + param(webquery.Contains(q.Search)) + ` || '%' ESCAPE '\') `
+		where = append(where, "id IN (SELECT id FROM hits)")
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 	countArgs := slices.Clone(args)
 	limit, offset := webquery.Page(q)
 	b := &pgx.Batch{}
-	b.Queue("SELECT count(*) FROM jobs"+cond, countArgs...)
-	b.Queue(jobSelect+cond+" ORDER BY created_at DESC, id DESC LIMIT "+param(limit)+" OFFSET "+param(offset), args...)
+	b.Queue(with+"SELECT count(*) FROM jobs"+cond, countArgs...)
+	order := " ORDER BY created_at DESC, id DESC"
+	b.Queue(with+jobSelect+cond+order+" LIMIT "+param(limit)+" OFFSET "+param(offset), args...)
 
+	if q.Search != "" {
+		return s.searchJobs(ctx, b)
+	}
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
+	jobs, total, err := readJobPage(br)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", err)
+	}
+	return jobs, total, nil
+}
+
+// readJobPage reads ListJobs's batch: the count, then the page. Errors
+// are the domain's (translated), not yet wrapped.
+func readJobPage(br pgx.BatchResults) ([]domain.Job, int, error) {
 	var total int
 	if err := br.QueryRow().Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		return nil, 0, translate(err)
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		return nil, 0, translate(err)
 	}
 	defer rows.Close()
 	out := []domain.Job{}
 	for rows.Next() {
 		j, err := toDomainJob(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+			return nil, 0, translate(err)
 		}
 		out = append(out, j)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		return nil, 0, translate(err)
 	}
 	return out, total, nil
 }
@@ -107,4 +125,28 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
 	}
 	return out, nil
+}
+
+// searchJobs runs a search's batch in a read-only transaction that keeps
+// the planner off sequential scans, so the hits come from the trigram
+// index jobs_search_trgm: its cost model prices a LIKE on a long
+// transcript like a comparison of two integers, and so prefers testing
+// every row of the account (200 ms at 10,000 recordings) to the index
+// (3 ms).
+func (s *Store) searchJobs(ctx context.Context, b *pgx.Batch) (jobs []domain.Job, total int, err error) {
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return err
+		}
+		br := tx.SendBatch(ctx, b)
+		jobs, total, err = readJobPage(br)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+	}
+	return jobs, total, nil
 }
