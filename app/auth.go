@@ -26,6 +26,13 @@ type Authenticate struct {
 	accounts ports.AccountStore
 	clock    ports.Clock
 	touched  sync.Map // key ID → time.Time of the last TouchAPIKey, to write at most once a minute
+
+	// KeyTTL is how long a key read from the store is trusted without
+	// asking it again (0: every request asks). A key revoked on another
+	// replica stops working here within KeyTTL; see keycache.go.
+	KeyTTL time.Duration
+	cache  keyCache
+	batch  touchBatch
 }
 
 // NewAuthenticate builds the use case.
@@ -49,7 +56,7 @@ func (uc *Authenticate) Handle(ctx context.Context, authorization string) (Princ
 		return Principal{}, unauthorized("invalid API key")
 	}
 	hash := domain.HashAPIKey(raw)
-	key, acct, err := uc.accounts.APIKeyByHash(ctx, hash)
+	key, acct, err := uc.lookup(ctx, hash)
 	if errors.Is(err, domain.ErrNotFound) {
 		return Principal{}, unauthorized("invalid API key")
 	}
@@ -74,6 +81,9 @@ func (uc *Authenticate) touch(ctx context.Context, key domain.APIKey) {
 		return
 	}
 	uc.touched.Store(key.ID, now)
+	if uc.batch.add(key.ID, now) {
+		return // Run writes it with the others
+	}
 	_ = uc.accounts.TouchAPIKey(ctx, key.ID, now) // last-used is informative; a failure must not refuse the request
 }
 

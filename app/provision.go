@@ -18,6 +18,10 @@ type Provision struct {
 	accounts   ports.AccountStore
 	checklists ports.ChecklistStore
 	clock      ports.Clock
+
+	// Revoked, when set, hears of each key revoked here (the process's
+	// key cache forgets it).
+	Revoked func(keyID string)
 }
 
 // NewProvision builds the use cases.
@@ -156,10 +160,14 @@ func (uc *Provision) ListAPIKeys(ctx context.Context, id domain.AccountID) ([]do
 }
 
 // RevokeAPIKey revokes one of the account's keys: the API refuses it (401)
-// from the next request on. domain.ErrNotFound if the account has no such key.
+// from the next request on in this process, and within the key cache's TTL
+// in every other (Authenticate.KeyTTL). domain.ErrNotFound if the account has no such key.
 func (uc *Provision) RevokeAPIKey(ctx context.Context, id domain.AccountID, keyID string) error {
 	if err := uc.accounts.RevokeAPIKey(ctx, id, keyID, uc.clock.Now()); err != nil {
 		return fmt.Errorf("revoke API key: %w", err)
+	}
+	if uc.Revoked != nil {
+		uc.Revoked(keyID)
 	}
 	return nil
 }

@@ -46,15 +46,30 @@ func (rl *RateLimit) Allow(ctx context.Context, scope, keyID string, limit int) 
 	now := rl.clock.Now()
 	window := domain.RateWindow(now)
 	name := scope + ":" + keyID
+	if err := rl.known(name, now, window, limit); err != nil {
+		return err
+	}
+	n, err := rl.counter.Hit(ctx, name, window)
+	if err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	return rl.decide(name, n, now, window, limit)
+}
+
+// known refuses a key already over its limit in this window, with no store
+// round trip, and prunes the memory of past windows.
+func (rl *RateLimit) known(name string, now, window time.Time, limit int) error {
 	if w, ok := rl.over.Load(name); ok && w.(time.Time).Equal(window) {
 		_, retry := domain.Decide(now, limit, limit)
 		return &RateLimitError{Limit: limit, RetryAfter: retry}
 	}
 	rl.prune(window)
-	n, err := rl.counter.Hit(ctx, name, window)
-	if err != nil {
-		return fmt.Errorf("rate limit: %w", err)
-	}
+	return nil
+}
+
+// decide refuses the request counted n-th in window when limit were
+// counted before it, and remembers that the key is over.
+func (rl *RateLimit) decide(name string, n int, now, window time.Time, limit int) error {
 	allowed, retry := domain.Decide(now, n-1, limit)
 	if !allowed {
 		rl.over.Store(name, window)

@@ -146,6 +146,7 @@ func (s *suite) start(name string, extra map[string]string) (*instance, error) {
 		"HYSCRIBE_STAGE_ATTEMPTS":        "3",
 		"HYSCRIBE_SHUTDOWN_GRACE":        "3s",
 		"HYSCRIBE_ASR_URL":               s.engine.URL(),
+		"HYSCRIBE_KEY_CACHE_TTL":         keyCacheTTL.String(),
 	}
 	for k, v := range extra {
 		env[k] = v
@@ -232,3 +233,8 @@ func tail(path string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// keyCacheTTL is how long the service trusts an API key it has read
+// (HYSCRIBE_KEY_CACHE_TTL): a change to the account made by another process,
+// such as the CLI, reaches the API within it.
+const keyCacheTTL = 300 * time.Millisecond

@@ -189,6 +189,10 @@ func (w *world) moveToFree() error {
 	if v.Plan != "free" {
 		return fmt.Errorf("the account is still on %q", v.Plan)
 	}
+	// The CLI is another process: the API's cached copy of the key (and
+	// its account) is trusted for keyCacheTTL, the documented bound
+	// (docs/performance.md). Wait it out.
+	time.Sleep(keyCacheTTL)
 	return nil
 }
 

@@ -150,10 +150,7 @@ func (s *server) getTranscription(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopePoll, p.Key.ID, s.cfg.PollLimit); err != nil {
-		return err
-	}
-	view, err := s.deps.Get.Handle(ctx, p, c.Query("docId"))
+	view, err := s.deps.Poll.Handle(ctx, scopePoll, p, c.Query("docId"), s.cfg.PollLimit)
 	if err != nil {
 		return err
 	}

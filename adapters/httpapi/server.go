@@ -83,6 +83,9 @@ type Deps struct {
 	Upload    *app.ReceiveUpload
 	Export    *app.ExportJob
 	Delete    *app.DeleteJob
+	// Poll answers getTranscription; nil: RateLimit and Get, one after
+	// the other.
+	Poll *app.Poll
 	// Ready reports whether the process can serve (store open, consumers
 	// running); nil means always ready.
 	Ready func() bool
@@ -181,6 +184,9 @@ func New(cfg Config, deps Deps) *fiber.App {
 		if missing {
 			panic("httpapi.New: Deps." + name + " is required")
 		}
+	}
+	if deps.Poll == nil {
+		deps.Poll = app.NewPoll(deps.RateLimit, deps.Get, nil)
 	}
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.NewRegistry()

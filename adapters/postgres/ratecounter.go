@@ -16,15 +16,7 @@ const rateRetention = 5 * time.Minute
 // database.
 func (s *Store) Hit(ctx context.Context, key string, window time.Time) (int, error) {
 	w := toMs(window)
-	// Once per new window (about once a minute per process) drop the old
-	// ones, so the table holds a few minutes of keys however long the
-	// service runs. Housekeeping: if it fails the request is still counted,
-	// and the next Hit tries again.
-	if last := s.lastWindow.Load(); w > last && s.lastWindow.CompareAndSwap(last, w) {
-		if _, err := s.pool.Exec(ctx, `DELETE FROM rate_counters WHERE window_start < $1`, w-rateRetention.Milliseconds()); err != nil {
-			s.lastWindow.CompareAndSwap(w, last)
-		}
-	}
+	s.pruneRates(ctx, w)
 	var n int
 	err := s.pool.QueryRow(ctx, `INSERT INTO rate_counters AS r (key, window_start, count) VALUES ($1, $2, 1)
 		ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1
@@ -33,4 +25,16 @@ func (s *Store) Hit(ctx context.Context, key string, window time.Time) (int, err
 		return 0, fmt.Errorf("postgres.Hit: %w", translate(err))
 	}
 	return n, nil
+}
+
+// pruneRates drops the old windows once per new window (about once a
+// minute per process), so the table holds a few minutes of keys however
+// long the service runs. Housekeeping: if it fails the request is still
+// counted, and the next hit tries again.
+func (s *Store) pruneRates(ctx context.Context, w int64) {
+	if last := s.lastWindow.Load(); w > last && s.lastWindow.CompareAndSwap(last, w) {
+		if _, err := s.pool.Exec(ctx, `DELETE FROM rate_counters WHERE window_start < $1`, w-rateRetention.Milliseconds()); err != nil {
+			s.lastWindow.CompareAndSwap(w, last)
+		}
+	}
 }

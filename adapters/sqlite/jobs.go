@@ -56,7 +56,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 
 // GetJob returns a job or domain.ErrNotFound.
 func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error) {
-	j, err := toDomainJob(s.db.QueryRowContext(ctx, jobSelect+" WHERE id = ?", string(id)))
+	j, err := toDomainJob(s.getJob.QueryRowContext(ctx, string(id)))
 	if err != nil {
 		return domain.Job{}, fmt.Errorf("sqlite.GetJob: job %s: %w", id, err)
 	}

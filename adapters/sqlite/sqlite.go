@@ -45,6 +45,7 @@ type Store struct {
 	writeSem   chan struct{} // one writer at a time in this process
 	written    chan struct{} // OutboxWritten
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+	getJob     *sql.Stmt     // GetJob's statement, parsed once: the poll's one read
 }
 
 var _ ports.Stores = (*Store)(nil)
@@ -64,7 +65,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1)}, nil
+	getJob, err := db.PrepareContext(ctx, jobSelect+" WHERE id = ?")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
+	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob}, nil
 }
 
 func dsn(path string) string {
@@ -82,6 +88,7 @@ func dsn(path string) string {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.getJob.Close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("sqlite.Close: %w", err)
 	}

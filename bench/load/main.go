@@ -47,6 +47,7 @@ import (
 type options struct {
 	bin, bare, wrk, lua, audio, out, dbBase string
 	keys, jobs, paced, rate, accounts       int
+	sqliteKeys                              int
 	pool                                    int
 	dur                                     time.Duration
 	conns                                   int
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "docs/performance.md", "file whose bench section is rewritten ('' to skip)")
 	flag.StringVar(&o.dbBase, "db", os.Getenv("HYSCRIBE_TEST_DATABASE_URL"), "Postgres server URL")
 	flag.IntVar(&o.keys, "keys", 4000, "API keys the poll load rotates through")
+	flag.IntVar(&o.sqliteKeys, "sqlite-keys", 4000, "API keys the poll load on SQLite (serve) rotates through")
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the keys (and so the jobs) are spread over")
 	flag.IntVar(&o.pool, "pool", 16, "pool_max_conns of the hyscribe processes (0: pgx's default, max(4, CPUs))")
 	flag.IntVar(&o.jobs, "jobs", 1000, "jobs created for the upload and pipeline figures")
@@ -79,6 +81,7 @@ func main() {
 // results are the figures, as printed and written.
 type results struct {
 	Poll, Limited, Bare           wrkResult
+	SQLite                        sqliteResults
 	Keys, Accounts, Pool          int
 	Uploads                       int
 	UploadSecs                    float64
@@ -241,19 +244,13 @@ func run(o options) error {
 	if r.Limited, err = runWrk(o, apiAddr, pollPath, oneKey); err != nil {
 		return err
 	}
-	bare, err := startProc(work, "barefiber", nil, o.bare)
-	if err != nil {
+	if r.Bare, err = runBare(o, work, "barefiber", pollPath, keysFile); err != nil {
 		return err
 	}
-	procs = append(procs, bare)
-	bareLine, err := bare.waitLine(func(m map[string]any) bool { return m["addr"] != nil }, 30*time.Second)
-	if err != nil {
+	// The same on the embedded default, with its own bare fiber run.
+	if r.SQLite, err = pollSQLite(o, work); err != nil {
 		return err
 	}
-	if r.Bare, err = runWrk(o, bareLine["addr"].(string), pollPath, keysFile); err != nil {
-		return err
-	}
-	bare.stop()
 
 	// 2. Create + upload, no worker running: the events wait in Kafka.
 	fmt.Fprintf(os.Stderr, "bench: %d creates and uploads\n", o.jobs)

@@ -43,6 +43,7 @@ type Config struct {
 	MaxUploadBytes      int64         // HYSCRIBE_MAX_UPLOAD_BYTES
 	MaxDuration         time.Duration // HYSCRIBE_MAX_DURATION
 	CreateRateLimit     int           // HYSCRIBE_CREATE_RATE_LIMIT
+	KeyCacheTTL         time.Duration // HYSCRIBE_KEY_CACHE_TTL: how long an API key is trusted without asking the store (0: never)
 	StageAttempts       int           // HYSCRIBE_STAGE_ATTEMPTS
 	StageBackoff        time.Duration // HYSCRIBE_STAGE_BACKOFF
 	SweepInterval       time.Duration // HYSCRIBE_SWEEP_INTERVAL
@@ -106,6 +107,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MaxUploadBytes:      int64(p.int("HYSCRIBE_MAX_UPLOAD_BYTES", 512<<20)),
 		MaxDuration:         p.dur("HYSCRIBE_MAX_DURATION", 4*time.Hour),
 		CreateRateLimit:     p.int("HYSCRIBE_CREATE_RATE_LIMIT", 600),
+		KeyCacheTTL:         p.dur("HYSCRIBE_KEY_CACHE_TTL", 5*time.Second),
 		StageAttempts:       p.int("HYSCRIBE_STAGE_ATTEMPTS", 5),
 		StageBackoff:        p.dur("HYSCRIBE_STAGE_BACKOFF", time.Second),
 		SweepInterval:       p.dur("HYSCRIBE_SWEEP_INTERVAL", 30*time.Second),

@@ -227,15 +227,17 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 
 	if roles&RoleAPI != 0 {
 		create := app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL)
-		webapp, err := s.webApp(ctx, workCtx, blobs, clock, create, uploadOriginOf(ctx, signer, s.publicURL))
+		auth, limit, get, poll := s.pollPath(workCtx, clock)
+		webapp, err := s.webApp(ctx, workCtx, blobs, clock, create, uploadOriginOf(ctx, signer, s.publicURL), auth)
 		if err != nil {
 			return nil, err
 		}
 		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL}, httpapi.Deps{
-			Auth:      app.NewAuthenticate(s.store, clock),
-			RateLimit: app.NewRateLimit(s.store, clock),
+			Auth:      auth,
+			RateLimit: limit,
+			Poll:      poll,
 			Create:    create,
-			Get:       app.NewGetJob(s.store),
+			Get:       get,
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Export:    app.NewExportJob(s.store),
 			Delete:    app.NewDeleteJob(s.store, blobs, clock, log),
@@ -263,7 +265,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 
 // webApp builds the web application (/app). Its reports read ClickHouse
 // when CLICKHOUSE_DSN is set and reachable, else the store.
-func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock, create *app.CreateJob, uploadOrigin string) (*web.Web, error) {
+func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock, create *app.CreateJob, uploadOrigin string, auth *app.Authenticate) (*web.Web, error) {
 	cfg := s.cfg
 	loc, err := time.LoadLocation(cfg.WebTimezone)
 	if err != nil {
@@ -300,11 +302,13 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 			reports = ch
 		}
 	}
+	provision := app.NewProvision(s.store, s.store, clock)
+	provision.Revoked = auth.Forget // a key revoked here stops working here at once
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
 	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
 		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
 		People:     people,
-		Provision:  app.NewProvision(s.store, s.store, clock),
+		Provision:  provision,
 		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
 		Retention:  app.NewRetention(s.store),
 		Logger:     s.log,

@@ -1,0 +1,53 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// While Run runs, a key's last-used time is not written by the request
+// but collected, and written by the next flush (here, Run's last one as
+// its context ends).
+func TestLastUsedWrittenInBatches(t *testing.T) {
+	w := newWorld(t)
+	a, raw, _ := w.prov.CreateAccount(w.ctx, "acme", domain.PlanBusiness, 1)
+	auth := app.NewAuthenticate(w.store, w.clock)
+	auth.KeyTTL = 5 * time.Second
+	ctx, cancel := context.WithCancel(w.ctx)
+	done := make(chan error, 1)
+	go func() { done <- auth.Run(ctx) }()
+	lastUsed := func() *time.Time {
+		keys, err := w.store.ListAPIKeys(w.ctx, a.ID)
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("keys %v, %v", keys, err)
+		}
+		return keys[0].LastUsedAt
+	}
+	// Run starts collecting at once, but asynchronously: wait until a
+	// request's touch is collected rather than written.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := auth.Handle(w.ctx, "Bearer "+raw); err != nil {
+			t.Fatal(err)
+		}
+		if lu := lastUsed(); lu == nil || lu.Before(w.clock.Now()) {
+			break // this request's touch was not written
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("every touch was written by its request; none was collected")
+		}
+		// A written touch holds the key for a minute: move on a minute.
+		w.clock.Add(time.Minute)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := lastUsed(); got == nil || !got.Equal(w.clock.Now()) {
+		t.Fatalf("last used %v after the final flush, want %v", got, w.clock.Now())
+	}
+}
