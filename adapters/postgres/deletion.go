@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -21,13 +20,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	var old domain.Job
 	var wrote bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var r sqlstore.JobScan
-		var ar sqlstore.AccountScan
-		if err := tx.QueryRow(ctx, jobForUpdate, string(id)).Scan(append(r.Dest(), ar.Dest()...)...); err != nil {
-			return fmt.Errorf("job %s: %w", id, translate(err))
-		}
-		a := ar.Account()
-		j, err := r.Job()
+		j, a, err := lockJob(ctx, tx, id)
 		if err != nil {
 			return err
 		}
