@@ -50,16 +50,10 @@ func (w *world) exportMine(format string) error {
 }
 
 func (w *world) exportTheirs(name, format string) error {
-	mine, err := w.actor(me)
-	if err != nil {
+	return w.onTheirJob(name, func(mine *actor, j *job) error {
+		_, err := w.do(http.MethodGet, w.exportURL(j.docID, format), mine.apiKey, nil, nil)
 		return err
-	}
-	j, err := w.lastJob(name)
-	if err != nil {
-		return err
-	}
-	_, err = w.do(http.MethodGet, w.exportURL(j.docID, format), mine.apiKey, nil, nil)
-	return err
+	})
 }
 
 func (w *world) exportDownload(mediaType, ext string) error {
@@ -265,16 +259,10 @@ func (w *world) deleteMine() error {
 }
 
 func (w *world) deleteTheirs(name string) error {
-	mine, err := w.actor(me)
-	if err != nil {
+	return w.onTheirJob(name, func(mine *actor, j *job) error {
+		_, err := w.deleteDoc(mine, j.docID)
 		return err
-	}
-	j, err := w.lastJob(name)
-	if err != nil {
-		return err
-	}
-	_, err = w.deleteDoc(mine, j.docID)
-	return err
+	})
 }
 
 func (w *world) deleteWithoutDocID() error {

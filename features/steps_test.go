@@ -921,16 +921,10 @@ func (w *world) theyAskUnknown(name string) error {
 }
 
 func (w *world) askTheirJob(name string) error {
-	mine, err := w.actor(me)
-	if err != nil {
+	return w.onTheirJob(name, func(mine *actor, j *job) error {
+		_, err := w.do(http.MethodGet, w.pollURL(j.docID), mine.apiKey, nil, nil)
 		return err
-	}
-	j, err := w.lastJob(name)
-	if err != nil {
-		return err
-	}
-	_, err = w.do(http.MethodGet, w.pollURL(j.docID), mine.apiKey, nil, nil)
-	return err
+	})
 }
 
 func (w *world) identicalToUnknown() error {
