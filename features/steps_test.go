@@ -925,28 +925,33 @@ func (w *world) theyAskUnknown(name string) error {
 }
 
 func (w *world) askTheirJob(name string) error {
-	mine, err := w.actor(me)
-	if err != nil {
+	return w.onTheirJob(name, func(mine *actor, j *job) error {
+		_, err := w.do(http.MethodGet, w.pollURL(j.docID), mine.apiKey, nil, nil)
 		return err
+	})
+}
+
+// sameAsUnknown checks that the last answer, about another customer's job,
+// has the status and body of the one ask gets about a job that does not
+// exist, and returns both. The last answer stays theirs.
+func (w *world) sameAsUnknown(ask func() error) (theirs, unknown *response, err error) {
+	theirs = w.last
+	if err := ask(); err != nil {
+		return nil, nil, err
 	}
-	j, err := w.lastJob(name)
-	if err != nil {
-		return err
+	unknown = w.last
+	w.last = theirs
+	if theirs.status != unknown.status || string(theirs.body) != string(unknown.body) {
+		return nil, nil, fmt.Errorf("another customer's job answers %d %s, a job that does not exist answers %d %s",
+			theirs.status, clip(theirs.body), unknown.status, clip(unknown.body))
 	}
-	_, err = w.do(http.MethodGet, w.pollURL(j.docID), mine.apiKey, nil, nil)
-	return err
+	return theirs, unknown, nil
 }
 
 func (w *world) identicalToUnknown() error {
-	theirs := w.last
-	if err := w.askUnknown(); err != nil {
+	theirs, unknown, err := w.sameAsUnknown(w.askUnknown)
+	if err != nil {
 		return err
-	}
-	unknown := w.last
-	w.last = theirs
-	if theirs.status != unknown.status || string(theirs.body) != string(unknown.body) {
-		return fmt.Errorf("another customer's job answers %d %s, a job that does not exist answers %d %s",
-			theirs.status, clip(theirs.body), unknown.status, clip(unknown.body))
 	}
 	if ct1, ct2 := theirs.header.Get("Content-Type"), unknown.header.Get("Content-Type"); ct1 != ct2 {
 		return fmt.Errorf("the Content-Types differ: %q and %q", ct1, ct2)

@@ -142,6 +142,20 @@ func (w *world) lastJob(name string) (*job, error) {
 
 func (w *world) myJob() (*job, error) { return w.lastJob(me) }
 
+// onTheirJob runs a step in which I reach for another actor's job: fn gets
+// me and name's last job.
+func (w *world) onTheirJob(name string, fn func(mine *actor, theirs *job) error) error {
+	mine, err := w.actor(me)
+	if err != nil {
+		return err
+	}
+	j, err := w.lastJob(name)
+	if err != nil {
+		return err
+	}
+	return fn(mine, j)
+}
+
 // provision creates the actor's account with the hyscribe CLI.
 func (w *world) provision(name, plan, seconds string) (*actor, error) {
 	var out struct {

@@ -18,36 +18,15 @@ func (e *env) transcribeCall(id, audioKey string) {
 	if _, err := e.blobs.Put(ctx, audioKey, strings.NewReader("ID3 audio"), 1<<20); err != nil {
 		e.t.Fatal(err)
 	}
-	now := e.clock.Now()
 	segs := []domain.Segment{
 		{Start: 0.5, End: 2, Text: "Բարեւ ձեզ", Speaker: "1"},
 		{Start: 2.25, End: 3.5, Text: "Բարեւ, լսում եմ", Speaker: "2"},
 	}
-	err := e.store.UpdateJob(ctx, domain.DocID(id), func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
-		j.Type = domain.TypePhoneCall
-		var evs []domain.Event
-		for _, step := range []func() ([]domain.Event, error){
-			func() ([]domain.Event, error) { return j.ReceiveUpload(now, audioKey, 9) },
-			func() ([]domain.Event, error) {
-				return j.Measure(now, domain.AudioInfo{Duration: 3.5, Channels: 2, SampleRate: 16000}, a, 0)
-			},
-			func() ([]domain.Event, error) { return j.StartConverting(now) },
-			func() ([]domain.Event, error) { return j.Recognize(now, domain.FormatPhoneCall(segs), segs) },
-			func() ([]domain.Event, error) {
-				return j.Complete(now, "Ողջույն", "Կարճ ամփոփում։", "hy-AM")
-			},
-		} {
-			ev, err := step()
-			if err != nil {
-				return nil, err
-			}
-			evs = append(evs, ev...)
-		}
-		return evs, nil
+	e.transcribeAs(id, transcript{
+		typ: domain.TypePhoneCall, audioKey: audioKey, size: 9,
+		audio: domain.AudioInfo{Duration: 3.5, Channels: 2, SampleRate: 16000},
+		text:  domain.FormatPhoneCall(segs), segments: segs,
 	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
 }
 
 func (e *env) export(key, docID, format string) response {

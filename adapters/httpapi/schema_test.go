@@ -16,18 +16,38 @@ import (
 // transcribed, as the pipeline would.
 func (e *env) transcribe(id string) {
 	e.t.Helper()
+	e.transcribeAs(id, transcript{
+		audioKey: "audio/x/y.mp3", size: 10,
+		audio: domain.AudioInfo{Duration: 9.5, Channels: 1, SampleRate: 16000},
+		text:  "Բարև Ձեզ", segments: []domain.Segment{{Start: 0, End: 1.2, Text: "Բարև Ձեզ"}},
+	})
+}
+
+// transcript is what transcribeAs gives a job.
+type transcript struct {
+	typ      domain.JobType // "" leaves the job's type
+	audioKey string
+	size     int64
+	audio    domain.AudioInfo
+	text     string
+	segments []domain.Segment
+}
+
+// transcribeAs takes an uploading job through the state machine to
+// transcribed with tr, as the pipeline would.
+func (e *env) transcribeAs(id string, tr transcript) {
+	e.t.Helper()
 	now := e.clock.Now()
 	err := e.store.UpdateJob(context.Background(), domain.DocID(id), func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		if tr.typ != "" {
+			j.Type = tr.typ
+		}
 		var evs []domain.Event
 		steps := []func() ([]domain.Event, error){
-			func() ([]domain.Event, error) { return j.ReceiveUpload(now, "audio/x/y.mp3", 10) },
-			func() ([]domain.Event, error) {
-				return j.Measure(now, domain.AudioInfo{Duration: 9.5, Channels: 1, SampleRate: 16000}, a, 0)
-			},
+			func() ([]domain.Event, error) { return j.ReceiveUpload(now, tr.audioKey, tr.size) },
+			func() ([]domain.Event, error) { return j.Measure(now, tr.audio, a, 0) },
 			func() ([]domain.Event, error) { return j.StartConverting(now) },
-			func() ([]domain.Event, error) {
-				return j.Recognize(now, "Բարև Ձեզ", []domain.Segment{{Start: 0, End: 1.2, Text: "Բարև Ձեզ"}})
-			},
+			func() ([]domain.Event, error) { return j.Recognize(now, tr.text, tr.segments) },
 			func() ([]domain.Event, error) {
 				return j.Complete(now, "Ողջույն", "Կարճ ամփոփում։", "hy-AM")
 			},

@@ -12,6 +12,9 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
+// The deletion statements are shared with the SQLite store.
+var deletionSQL = sqlstore.Postgres.Deletion()
+
 // DeleteJob locks the job and its account, applies fn, and removes the job
 // and everything written about it, keeping its tombstone, in one
 // transaction. A stage updating the job at the same moment waits for the
@@ -21,13 +24,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	var old domain.Job
 	var wrote bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var r sqlstore.JobScan
-		var ar sqlstore.AccountScan
-		if err := tx.QueryRow(ctx, jobForUpdate, string(id)).Scan(append(r.Dest(), ar.Dest()...)...); err != nil {
-			return fmt.Errorf("job %s: %w", id, translate(err))
-		}
-		a := ar.Account()
-		j, err := r.Job()
+		j, a, err := lockJob(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -43,15 +40,11 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		a.ID = old.AccountID
 		b := &pgx.Batch{}
 		b.Queue(accountUpdate, keyLast(toAccountRow(a))...)
-		b.Queue(`INSERT INTO job_tombstones (doc_id, account_id, type, status, created_at, updated_at, deleted_at, reason)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			string(old.ID), string(old.AccountID), string(tomb.Type), string(tomb.Status), toMs(tomb.CreatedAt),
-			toMs(tomb.UpdatedAt), toMs(tomb.DeletedAt), tomb.Reason)
-		b.Queue(`DELETE FROM analyses WHERE doc_id = $1`, string(old.ID))
-		b.Queue(`DELETE FROM deliveries WHERE doc_id = $1`, string(old.ID))
-		b.Queue(`DELETE FROM outbox WHERE doc_id = $1`, string(old.ID))
-		b.Queue(`DELETE FROM job_history WHERE doc_id = $1`, string(old.ID))
-		b.Queue(`DELETE FROM jobs WHERE id = $1`, string(old.ID))
+		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
+		b.Queue(deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
+		for _, q := range deletionSQL.DeleteJob {
+			b.Queue(q, string(old.ID))
+		}
 		queueEvents(b, events)
 		wrote = len(events) > 0
 		return translate(tx.SendBatch(ctx, b).Close())
@@ -70,15 +63,10 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 
 // GetTombstone returns a deleted job's tombstone.
 func (s *Store) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	var t domain.Tombstone
-	var created, updated, deleted int64
-	err := s.pool.QueryRow(ctx, `SELECT doc_id, account_id, type, status, created_at, updated_at, deleted_at, reason
-		FROM job_tombstones WHERE doc_id = $1`, string(id)).
-		Scan(&t.DocID, &t.AccountID, &t.Type, &t.Status, &created, &updated, &deleted, &t.Reason)
+	t, err := sqlstore.ScanTombstone(s.pool.QueryRow(ctx, deletionSQL.GetTombstone, string(id)))
 	if err != nil {
 		return domain.Tombstone{}, fmt.Errorf("postgres.GetTombstone: %s: %w", id, translate(err))
 	}
-	t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMs(created), fromMs(updated), fromMs(deleted)
 	return t, nil
 }
 
@@ -87,14 +75,13 @@ func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, 
 	var err error
 	if days <= 0 {
 		var one int
-		err = s.pool.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1`, string(account)).Scan(&one)
+		err = s.pool.QueryRow(ctx, deletionSQL.AccountExists, string(account)).Scan(&one)
 		if err == nil {
-			_, err = s.pool.Exec(ctx, `DELETE FROM account_retention WHERE account_id = $1`, string(account))
+			_, err = s.pool.Exec(ctx, deletionSQL.DeleteRetention, string(account))
 		}
 	} else {
 		// The foreign key refuses an account that does not exist.
-		_, err = s.pool.Exec(ctx, `INSERT INTO account_retention (account_id, days) VALUES ($1, $2)
-			ON CONFLICT (account_id) DO UPDATE SET days = excluded.days`, string(account), days)
+		_, err = s.pool.Exec(ctx, deletionSQL.SetRetention, string(account), days)
 	}
 	if err != nil {
 		return fmt.Errorf("postgres.SetRetentionDays: account %s: %w", account, translate(err))
@@ -105,7 +92,7 @@ func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, 
 // RetentionDays returns the account's retention rule, 0 when none is set.
 func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
 	var days int
-	err := s.pool.QueryRow(ctx, `SELECT days FROM account_retention WHERE account_id = $1`, string(account)).Scan(&days)
+	err := s.pool.QueryRow(ctx, deletionSQL.Retention, string(account)).Scan(&days)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
@@ -117,32 +104,9 @@ func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (in
 
 // ExpiredJobs lists jobs older than their account's retention, oldest first.
 func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	rows, err := s.pool.Query(ctx, jobSelect+`
-		WHERE account_id IN (SELECT account_id FROM account_retention)
-		  AND created_at < $1 - (SELECT days FROM account_retention r WHERE r.account_id = jobs.account_id)::bigint * 86400000
-		ORDER BY created_at, id
-		LIMIT $2`, toMs(now), limit)
-	out, err := scanJobs(rows, err)
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanJob, deletionSQL.ExpiredJobs, toMs(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.ExpiredJobs: %w", translate(err))
 	}
 	return out, nil
-}
-
-// scanJobs reads every job of a query's rows (err is the query's) and
-// closes them.
-func scanJobs(rows pgx.Rows, err error) ([]domain.Job, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []domain.Job
-	for rows.Next() {
-		j, err := toDomainJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
 }

@@ -83,13 +83,7 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	var fnErr error
 	var wrote bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var r sqlstore.JobScan
-		var ar sqlstore.AccountScan
-		if err := tx.QueryRow(ctx, jobForUpdate, string(id)).Scan(append(r.Dest(), ar.Dest()...)...); err != nil {
-			return fmt.Errorf("job %s: %w", id, translate(err))
-		}
-		a := ar.Account()
-		j, err := r.Job()
+		j, a, err := lockJob(ctx, tx, id)
 		if err != nil {
 			return err
 		}

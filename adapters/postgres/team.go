@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -17,23 +17,14 @@ var (
 	_ ports.UsageReader = (*Store)(nil)
 )
 
+// The team's statements are shared with the SQLite store.
+var teamSQL = sqlstore.Postgres.Team()
+
 // ListUsers returns the account's users, oldest first.
 func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	rows, err := s.pool.Query(ctx, userSelect+" WHERE account_id = $1 ORDER BY created_at, id", string(account))
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanUser, teamSQL.ListUsers, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListUsers: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.User{}
-	for rows.Next() {
-		u, err := toDomainUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.ListUsers: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListUsers: %w", translate(err))
+		return nil, fmt.Errorf("postgres.ListUsers: %w", err)
 	}
 	return out, nil
 }
@@ -41,10 +32,10 @@ func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]doma
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1 AND account_id = $2`, id, string(account)); err != nil {
+		if _, err := tx.Exec(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM users WHERE id = $1 AND account_id = $2`, id, string(account))
+		tag, err := tx.Exec(ctx, teamSQL.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -61,7 +52,7 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 
 // DeleteUserSessions removes the user's sessions but keep.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1 AND id <> $2`, userID, keep)
+	tag, err := s.pool.Exec(ctx, teamSQL.DeleteOtherSessions, userID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("postgres.DeleteUserSessions: %w", translate(err))
 	}
@@ -71,26 +62,9 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (in
 // JobUsage returns the account's jobs created since from, light, oldest
 // first, on the index jobs_account_created.
 func (s *Store) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	rows, err := s.pool.Query(ctx, webquery.UsageSelect+` WHERE account_id = $1 AND created_at >= $2 ORDER BY created_at, id`,
-		string(account), toMs(from))
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanUsage(account), teamSQL.JobUsage, string(account), toMs(from))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.JobUsage: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Job{}
-	for rows.Next() {
-		var r webquery.UsageRow
-		if err := rows.Scan(r.Dest()...); err != nil {
-			return nil, fmt.Errorf("postgres.JobUsage: %w", translate(err))
-		}
-		j, err := r.Job(account)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.JobUsage: %w", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.JobUsage: %w", translate(err))
+		return nil, fmt.Errorf("postgres.JobUsage: %w", err)
 	}
 	return out, nil
 }

@@ -71,13 +71,9 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	var fnErr error
 	var wrote bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		j, err := toDomainJob(tx.QueryRowContext(ctx, jobSelect+" WHERE id = ?", string(id)))
+		j, a, err := loadJob(ctx, tx, id)
 		if err != nil {
-			return fmt.Errorf("job %s: %w", id, err)
-		}
-		a, err := toDomainAccount(tx.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(j.AccountID)))
-		if err != nil {
-			return fmt.Errorf("account %s: %w", j.AccountID, err)
+			return err
 		}
 		jobID, acctID := j.ID, j.AccountID
 		events, err := fn(&j, &a)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -16,23 +16,14 @@ var (
 	_ ports.UsageReader = (*Store)(nil)
 )
 
+// The team's statements are shared with the Postgres store.
+var teamSQL = sqlstore.SQLite.Team()
+
 // ListUsers returns the account's users, oldest first.
 func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	rows, err := s.db.QueryContext(ctx, userSelect+" WHERE account_id = ? ORDER BY created_at, id", string(account))
+	out, err := queryAll(ctx, s.db, sqlstore.ScanUser, teamSQL.ListUsers, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListUsers: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.User{}
-	for rows.Next() {
-		u, err := toDomainUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.ListUsers: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite.ListUsers: %w", translate(err))
+		return nil, fmt.Errorf("sqlite.ListUsers: %w", err)
 	}
 	return out, nil
 }
@@ -40,10 +31,10 @@ func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]doma
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND account_id = ?`, id, string(account)); err != nil {
+		if _, err := tx.ExecContext(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ? AND account_id = ?`, id, string(account))
+		res, err := tx.ExecContext(ctx, teamSQL.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -62,7 +53,7 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, keep)
+		res, err := tx.ExecContext(ctx, teamSQL.DeleteOtherSessions, userID, keep)
 		if err != nil {
 			return translate(err)
 		}
@@ -78,26 +69,9 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (in
 // JobUsage returns the account's jobs created since from, light, oldest
 // first, on the index jobs_account_created.
 func (s *Store) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	rows, err := s.db.QueryContext(ctx, webquery.UsageSelect+` WHERE account_id = ? AND created_at >= ? ORDER BY created_at, id`,
-		string(account), toMs(from))
+	out, err := queryAll(ctx, s.db, sqlstore.ScanUsage(account), teamSQL.JobUsage, string(account), toMs(from))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.JobUsage: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Job{}
-	for rows.Next() {
-		var r webquery.UsageRow
-		if err := rows.Scan(r.Dest()...); err != nil {
-			return nil, fmt.Errorf("sqlite.JobUsage: %w", translate(err))
-		}
-		j, err := r.Job(account)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.JobUsage: %w", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite.JobUsage: %w", translate(err))
+		return nil, fmt.Errorf("sqlite.JobUsage: %w", err)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 // Package sqlstore is what the SQLite and Postgres stores share, as Ardan's
 // commondb: each table's columns, the row a domain value is written as and
-// the scanning of a row back into it, and the placeholders of each dialect.
+// the scanning of a row back into it, the placeholders of each dialect, and
+// the statements both engines run alike (Dialect.Team, Dialect.Deletion).
 // A new column is one change here. The stores keep only what differs between
 // the engines: transactions and locking, upserts, ClaimOutbox, migrations.
 //

@@ -1,6 +1,10 @@
 package sqlstore
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hyscribe/hyscribe/domain"
+)
 
 func TestDialects(t *testing.T) {
 	cols := []string{"id", "name", "plan"}
@@ -35,6 +39,7 @@ func TestRowsMatchTheirColumns(t *testing.T) {
 		{"job scan", len(JobCols), len(j.Dest())},
 		{"account", len(AccountCols), len(a.Dest())},
 		{"api key", len(APIKeyCols), len(k.Dest())},
+		{"tombstone", len(TombstoneCols), len(TombstoneRow(domain.Tombstone{}))},
 	} {
 		if c.cols != c.vals {
 			t.Errorf("%s: %d columns, %d values", c.name, c.cols, c.vals)

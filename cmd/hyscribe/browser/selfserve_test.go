@@ -38,17 +38,7 @@ func TestSelfServeInABrowser(t *testing.T) {
 	b := browser(t, chrome)
 	const org = "Կլինիկա «Առողջ»"
 
-	var accountID string
-	run(t, b, "sign up",
-		chromedp.Navigate(s.base+"/app/signup"),
-		chromedp.WaitVisible("#org", chromedp.ByID),
-		chromedp.SendKeys("#org", org, chromedp.ByID),
-		chromedp.SendKeys("#email", "lead@clinic.am", chromedp.ByID),
-		chromedp.SendKeys("#password", "a long enough password", chromedp.ByID),
-		chromedp.Click("#signup", chromedp.ByID),
-		chromedp.WaitVisible("#account-id", chromedp.ByID),
-		chromedp.Text("#account-id", &accountID, chromedp.ByID),
-	)
+	accountID := signUp(t, b, s, shots, "", org, "lead@clinic.am")
 	s.cli(t, "account", "update", "--account", accountID, "--plan", "business", "--seconds", "3600")
 
 	// New recording: a WAV dropped on the form, two MP3s from the picker.
@@ -285,17 +275,7 @@ func TestSelfServeUploadToS3(t *testing.T) {
 		"HYSCRIBE_S3_NOTIFY_ARN": minio.ARN,
 	})
 	b := browser(t, chrome)
-	var accountID string
-	run(t, b, "sign up",
-		chromedp.Navigate(s.base+"/app/signup"),
-		chromedp.WaitVisible("#org", chromedp.ByID),
-		chromedp.SendKeys("#org", "S3", chromedp.ByID),
-		chromedp.SendKeys("#email", "s3@example.am", chromedp.ByID),
-		chromedp.SendKeys("#password", "a long enough password", chromedp.ByID),
-		chromedp.Click("#signup", chromedp.ByID),
-		chromedp.WaitVisible("#account-id", chromedp.ByID),
-		chromedp.Text("#account-id", &accountID, chromedp.ByID),
-	)
+	accountID := signUp(t, b, s, "", "", "S3", "s3@example.am")
 	s.cli(t, "account", "update", "--account", accountID, "--plan", "business", "--seconds", "3600")
 	var result string
 	run(t, b, "upload to the bucket",

@@ -93,17 +93,7 @@ func TestWalkFixesInABrowser(t *testing.T) {
 	}
 
 	// Sign up; the operator enables the account.
-	run(t, b, "sign up",
-		chromedp.Navigate(s.base+"/app/signup"),
-		chromedp.WaitVisible("#org", chromedp.ByID),
-		chromedp.SendKeys("#org", "Կենտրոն", chromedp.ByID),
-		chromedp.SendKeys("#email", "fixes@example.am", chromedp.ByID),
-		chromedp.SendKeys("#password", "a long enough password", chromedp.ByID),
-		chromedp.Click("#signup", chromedp.ByID),
-		chromedp.WaitVisible("#account-id", chromedp.ByID),
-	)
-	var accountID string
-	run(t, b, "account", chromedp.Text("#account-id", &accountID, chromedp.ByID))
+	accountID := signUp(t, b, s, "", "", "Կենտրոն", "fixes@example.am")
 	s.cli(t, "account", "update", "--account", accountID, "--plan", "business", "--seconds", "3600")
 
 	// Empty states say what to do next.

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,13 +19,7 @@ func TestOperatorResetLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service")
 	}
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "1",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-	}
+	vars := peopleVars(t)
 	getenv := env(vars)
 	acct := runCLI(t, getenv, "account", "create", "--name", "people", "--plan", "business", "--seconds", "60")["accountId"].(string)
 	pw := filepath.Join(t.TempDir(), "pw")
@@ -34,17 +27,7 @@ func TestOperatorResetLink(t *testing.T) {
 	runCLI(t, getenv, "user", "create", "--account", acct, "--email", "lead@example.am", "--password-file", pw, "--role", "owner")
 	runCLI(t, getenv, "user", "invite", "--account", acct, "--email", "late@example.am")
 
-	cfg, err := cli.LoadConfig(getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Stop()
-	base := "http://" + svc.HTTPAddr()
-	vars["HYSCRIBE_PUBLIC_URL"] = base
+	base := startPeople(t, vars)
 
 	var out, errb bytes.Buffer
 	if err := cli.Run(context.Background(), []string{"user", "reset-link", "--email", "nobody@example.am"}, getenv, &out, &errb); err == nil || !strings.Contains(err.Error(), "not found") {

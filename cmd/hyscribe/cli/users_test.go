@@ -16,20 +16,45 @@ import (
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
+// peopleVars are the settings of the tests of the people commands: a
+// service of its own with an embedded Kafka, quiet.
+func peopleVars(t *testing.T) map[string]string {
+	return map[string]string{
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "1",
+		"HYSCRIBE_LOG_LEVEL":           "warn",
+	}
+}
+
+// startPeople starts the API and the worker as vars configure them, until
+// the test ends, and returns their base URL, which it sets as
+// HYSCRIBE_PUBLIC_URL so that the commands print links to them.
+func startPeople(t *testing.T, vars map[string]string) string {
+	t.Helper()
+	cfg, err := cli.LoadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Stop() })
+	base := "http://" + svc.HTTPAddr()
+	vars["HYSCRIBE_PUBLIC_URL"] = base
+	return base
+}
+
 // TestOperatorAddsPeople runs `hyscribe user create` and `user invite` and
 // signs both people in through the web application's forms, over HTTP.
 func TestOperatorAddsPeople(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service")
 	}
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "1",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-		"HYSCRIBE_SIGNUP":              "false",
-	}
+	vars := peopleVars(t)
+	vars["HYSCRIBE_SIGNUP"] = "false"
 	getenv := env(vars)
 	acct := runCLI(t, getenv, "account", "create", "--name", "people", "--plan", "business", "--seconds", "60")["accountId"].(string)
 	pw := filepath.Join(t.TempDir(), "pw")
@@ -55,17 +80,7 @@ func TestOperatorAddsPeople(t *testing.T) {
 		}
 	}
 
-	cfg, err := cli.LoadConfig(getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Stop()
-	base := "http://" + svc.HTTPAddr()
-	vars["HYSCRIBE_PUBLIC_URL"] = base
+	base := startPeople(t, vars)
 	inv := runCLI(t, getenv, "user", "invite", "--account", acct, "--email", "member@example.am")
 	link := inv["inviteLink"].(string)
 	if !strings.HasPrefix(link, base+"/app/invite/") {

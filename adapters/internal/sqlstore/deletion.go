@@ -1,0 +1,73 @@
+package sqlstore
+
+import "github.com/hyscribe/hyscribe/domain"
+
+// Deletion: tombstones and retention.
+
+// TombstoneCols are a tombstone's columns.
+var TombstoneCols = []string{"doc_id", "account_id", "type", "status", "created_at", "updated_at", "deleted_at", "reason"}
+
+// TombstoneRow lists t's values in TombstoneCols order.
+func TombstoneRow(t domain.Tombstone) []any {
+	return []any{string(t.DocID), string(t.AccountID), string(t.Type), string(t.Status),
+		ToMs(t.CreatedAt), ToMs(t.UpdatedAt), ToMs(t.DeletedAt), t.Reason}
+}
+
+// ScanTombstone reads one tombstone row (TombstoneCols).
+func ScanTombstone(sc Scanner) (domain.Tombstone, error) {
+	var t domain.Tombstone
+	var created, updated, deleted int64
+	if err := sc.Scan(&t.DocID, &t.AccountID, &t.Type, &t.Status, &created, &updated, &deleted, &t.Reason); err != nil {
+		return domain.Tombstone{}, err
+	}
+	t.CreatedAt, t.UpdatedAt, t.DeletedAt = FromMs(created), FromMs(updated), FromMs(deleted)
+	return t, nil
+}
+
+// DeletionSQL are the statements of ports.DeletionStore.
+type DeletionSQL struct {
+	// InsertTombstone writes a TombstoneRow.
+	InsertTombstone string
+	// GetTombstone reads the tombstone of a job ($1).
+	GetTombstone string
+	// DeleteJob removes a job ($1, the one parameter of each) and
+	// everything written about it, in this order.
+	DeleteJob []string
+	// AccountExists selects 1 for an account ($1) that exists.
+	AccountExists string
+	// SetRetention sets an account's ($1) retention days ($2);
+	// DeleteRetention removes it; Retention reads the days.
+	SetRetention, DeleteRetention, Retention string
+	// ExpiredJobs lists jobs (JobCols) created before their account's
+	// retention counted back from $1 (ms), oldest first, at most $2.
+	ExpiredJobs string
+}
+
+// Deletion is the deletion statements in d.
+func (d Dialect) Deletion() DeletionSQL {
+	p1, p2 := d.Param(1), d.Param(2)
+	days := "(SELECT days FROM account_retention r WHERE r.account_id = jobs.account_id)"
+	if d == Postgres {
+		days += "::bigint" // an integer times a day's ms overflows int4
+	}
+	return DeletionSQL{
+		InsertTombstone: d.Insert("job_tombstones", TombstoneCols),
+		GetTombstone:    Select("job_tombstones", TombstoneCols) + " WHERE doc_id = " + p1,
+		DeleteJob: []string{
+			"DELETE FROM analyses WHERE doc_id = " + p1,
+			"DELETE FROM deliveries WHERE doc_id = " + p1,
+			"DELETE FROM outbox WHERE doc_id = " + p1,
+			"DELETE FROM job_history WHERE doc_id = " + p1,
+			"DELETE FROM jobs WHERE id = " + p1,
+		},
+		AccountExists:   "SELECT 1 FROM accounts WHERE id = " + p1,
+		SetRetention:    "INSERT INTO account_retention (account_id, days) VALUES (" + p1 + ", " + p2 + ") ON CONFLICT (account_id) DO UPDATE SET days = excluded.days",
+		DeleteRetention: "DELETE FROM account_retention WHERE account_id = " + p1,
+		Retention:       "SELECT days FROM account_retention WHERE account_id = " + p1,
+		ExpiredJobs: Select("jobs", JobCols) + `
+		WHERE account_id IN (SELECT account_id FROM account_retention)
+		  AND created_at < ` + p1 + " - " + days + ` * 86400000
+		ORDER BY created_at, id
+		LIMIT ` + p2,
+	}
+}

@@ -1,0 +1,23 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+)
+
+// queryAll runs a query on db and reads every row with scan (see
+// sqlstore.Collect); its errors are translated.
+func queryAll[T any](ctx context.Context, db *sql.DB, scan func(sqlstore.Scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	out, err := sqlstore.Collect(rows, scan)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return out, nil
+}
