@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -54,15 +55,18 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, i
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 	countArgs := slices.Clone(args)
+	count := with + "SELECT count(*) FROM jobs" + cond
 	limit, offset := webquery.Page(q)
-	b := &pgx.Batch{}
-	b.Queue(with+"SELECT count(*) FROM jobs"+cond, countArgs...)
-	order := " ORDER BY created_at DESC, id DESC"
-	b.Queue(with+jobSelect+cond+order+" LIMIT "+param(limit)+" OFFSET "+param(offset), args...)
-
+	order := " ORDER BY created_at DESC, id DESC LIMIT " + param(limit) + " OFFSET " + param(offset)
 	if q.Search != "" {
-		return s.searchJobs(ctx, b)
+		// One evaluation of the hits gives the page and, beside each row,
+		// how many match in all.
+		page := with + "SELECT " + strings.Join(jobCols, ", ") + ", count(*) OVER () FROM jobs" + cond + order
+		return s.searchJobs(ctx, page, args, count, countArgs)
 	}
+	b := &pgx.Batch{}
+	b.Queue(count, countArgs...)
+	b.Queue(jobSelect+cond+order, args...)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	jobs, total, err := readJobPage(br)
@@ -127,21 +131,25 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 	return out, nil
 }
 
-// searchJobs runs a search's batch in a read-only transaction that keeps
-// the planner off sequential scans, so the hits come from the trigram
-// index jobs_search_trgm: its cost model prices a LIKE on a long
-// transcript like a comparison of two integers, and so prefers testing
-// every row of the account (200 ms at 10,000 recordings) to the index
-// (3 ms).
-func (s *Store) searchJobs(ctx context.Context, b *pgx.Batch) (jobs []domain.Job, total int, err error) {
+// searchJobs runs a search's page query (its rows carry the total) in a
+// read-only transaction that keeps the planner off sequential scans, so the
+// hits come from the trigram index jobs_search_trgm: its cost model prices
+// a LIKE on a long transcript like a comparison of two integers, and so
+// prefers testing every row of the account (200 ms at 10,000 recordings) to
+// the index (3 ms). The setting and the query go in one round trip; a page
+// past the last match has no row to carry the total, and asks count.
+func (s *Store) searchJobs(ctx context.Context, page string, args []any, count string, countArgs []any) (jobs []domain.Job, total int, err error) {
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
-			return err
-		}
+		b := &pgx.Batch{}
+		b.Queue("SET LOCAL enable_seqscan = off")
+		b.Queue(page, args...)
 		br := tx.SendBatch(ctx, b)
-		jobs, total, err = readJobPage(br)
+		jobs, total, err = readSearchPage(br)
 		if cerr := br.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil && len(jobs) == 0 {
+			err = tx.QueryRow(ctx, count, countArgs...).Scan(&total)
 		}
 		return err
 	})
@@ -149,4 +157,31 @@ func (s *Store) searchJobs(ctx context.Context, b *pgx.Batch) (jobs []domain.Job
 		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
 	}
 	return jobs, total, nil
+}
+
+// readSearchPage reads searchJobs's batch: the setting, then the page,
+// each row with the total.
+func readSearchPage(br pgx.BatchResults) ([]domain.Job, int, error) {
+	if _, err := br.Exec(); err != nil {
+		return nil, 0, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []domain.Job{}
+	var total int
+	for rows.Next() {
+		var r sqlstore.JobScan
+		if err := rows.Scan(append(r.Dest(), &total)...); err != nil {
+			return nil, 0, err
+		}
+		j, err := r.Job()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, j)
+	}
+	return out, total, rows.Err()
 }
