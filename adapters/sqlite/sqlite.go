@@ -61,7 +61,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// pragmas); readers run in parallel under WAL.
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(16)
-	if err := migrate(ctx, db); err != nil {
+	if err := migrateWhenFree(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
@@ -93,6 +93,27 @@ func (s *Store) Close() error {
 		return fmt.Errorf("sqlite.Close: %w", err)
 	}
 	return nil
+}
+
+// migrateWhenFree runs migrate, again while SQLite answers SQLITE_BUSY
+// without waiting, for up to busyTimeout. busy_timeout covers a writer
+// waiting for another, but not a connection that opens (and switches to
+// WAL) while another process is migrating a new file: that answers busy at
+// once.
+func migrateWhenFree(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		err := migrate(ctx, db)
+		var se *msqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 //go:embed migrations/*.sql
