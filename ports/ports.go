@@ -263,9 +263,6 @@ type DeliveryStore interface {
 	FinishDelivery(ctx context.Context, d domain.Delivery) error
 	// Deliveries lists a job's deliveries, oldest first.
 	Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error)
-	// PendingDeliveries lists deliveries still pending that were created
-	// before olderThan (their sender died), oldest first.
-	PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error)
 }
 
 // Publisher sends events to the event bus.

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -63,17 +62,6 @@ func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Deli
 	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = $1 ORDER BY created_at, ord`, string(doc))
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Deliveries: %w", translate(err))
-	}
-	return out, nil
-}
-
-// PendingDeliveries lists pending deliveries created before olderThan,
-// oldest first.
-func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error) {
-	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE status = $1 AND created_at < $2
-		ORDER BY created_at, ord LIMIT $3`, domain.DeliveryPending, toMs(olderThan), limit)
-	if err != nil {
-		return nil, fmt.Errorf("postgres.PendingDeliveries: %w", translate(err))
 	}
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
@@ -64,17 +63,6 @@ func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Deli
 	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = ? ORDER BY created_at, rowid`, string(doc))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.Deliveries: %w", err)
-	}
-	return out, nil
-}
-
-// PendingDeliveries lists pending deliveries created before olderThan,
-// oldest first.
-func (s *Store) PendingDeliveries(ctx context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error) {
-	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE status = ? AND created_at < ?
-		ORDER BY created_at, rowid LIMIT ?`, domain.DeliveryPending, toMs(olderThan), limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.PendingDeliveries: %w", err)
 	}
 	return out, nil
 }

@@ -538,31 +538,16 @@ func (s *Store) FinishDelivery(_ context.Context, d domain.Delivery) error {
 
 // Deliveries lists a job's deliveries, oldest first.
 func (s *Store) Deliveries(_ context.Context, doc domain.DocID) ([]domain.Delivery, error) {
-	return s.listDeliveries(func(d domain.Delivery) bool { return d.DocID == doc }, -1), nil
-}
-
-// PendingDeliveries lists pending deliveries created before olderThan,
-// oldest first.
-func (s *Store) PendingDeliveries(_ context.Context, olderThan time.Time, limit int) ([]domain.Delivery, error) {
-	return s.listDeliveries(func(d domain.Delivery) bool {
-		return d.Status == domain.DeliveryPending && d.CreatedAt.Before(olderThan)
-	}, limit), nil
-}
-
-func (s *Store) listDeliveries(match func(domain.Delivery) bool, limit int) []domain.Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []domain.Delivery
 	for _, d := range s.deliveries {
-		if match(d) {
+		if d.DocID == doc {
 			out = append(out, copyDelivery(d))
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].CreatedAt.Before(out[b].CreatedAt) })
-	if limit >= 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	return out, nil
 }
 
 // appendOutbox adds events in order and signals the relay. Callers hold mu.

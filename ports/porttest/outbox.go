@@ -312,33 +312,6 @@ var deliveryTests = []subtest{
 			t.Fatalf("Deliveries of a doc without any: %s", dump(got))
 		}
 	}},
-	{"Pending", func(t *testing.T, s Stores) {
-		cutoff := t0.Add(-time.Minute)
-		old1 := delivery("dl-old1", "e-1", "doc-1", t0.Add(-10*time.Minute))
-		old2 := delivery("dl-old2", "e-2", "doc-2", t0.Add(-5*time.Minute))
-		done := delivery("dl-done", "e-3", "doc-1", t0.Add(-20*time.Minute))
-		fresh := delivery("dl-fresh", "e-4", "doc-3", t0)
-		edge := delivery("dl-edge", "e-5", "doc-3", cutoff)
-		for _, d := range []domain.Delivery{old2, done, fresh, old1, edge} {
-			must(s.BeginDelivery(ctxOf(t), d))
-		}
-		at := t0.Add(-19 * time.Minute)
-		done.Status, done.HTTPStatus, done.AttemptedAt = domain.DeliveryDelivered, 204, &at
-		noErr(t, s.FinishDelivery(ctxOf(t), done))
-
-		got := must(s.PendingDeliveries(ctxOf(t), cutoff, 10))
-		want := []domain.Delivery{old1, old2}
-		if len(got) != len(want) {
-			t.Fatalf("PendingDeliveries: %s, want %s and %s", dump(got), old1.ID, old2.ID)
-		}
-		for i := range want {
-			wantDelivery(t, got[i], want[i])
-		}
-		got = must(s.PendingDeliveries(ctxOf(t), cutoff, 1))
-		if len(got) != 1 || got[0].ID != old1.ID {
-			t.Fatalf("PendingDeliveries limit 1: %s, want %s", dump(got), old1.ID)
-		}
-	}},
 	{"NoAliasing", func(t *testing.T, s Stores) {
 		d := delivery("dl-1", "e-1", "doc-1", t0)
 		want := delivery("dl-1", "e-1", "doc-1", t0)
