@@ -119,7 +119,6 @@ func TestLocalUploadsBehindReplicasWithoutASharedVolume(t *testing.T) {
 			t.Errorf("job %s uploaded through the API whose disk the worker shares: %v", id, job)
 		}
 	}
-	wlog := read(workerLog)
 	absA, _ := filepath.Abs(dirA)
 	for _, id := range viaB {
 		job := final(id)
@@ -130,7 +129,7 @@ func TestLocalUploadsBehindReplicasWithoutASharedVolume(t *testing.T) {
 			t.Errorf("job %s: its error %q names a server path", id, e)
 		}
 		looked := filepath.Join(absA, "blobs", "audio", id) + string(filepath.Separator)
-		wlog = read(workerLog)
+		wlog := read(workerLog)
 		if !strings.Contains(wlog, `"docId":"`+id+`"`) || !strings.Contains(wlog, looked) || !strings.Contains(wlog, "HYSCRIBE_DATA_DIR on one shared volume") {
 			t.Errorf("the worker's log does not say, for job %s, that it looked under %s and what to configure:\n%s", id, looked, wlog)
 		}
