@@ -17,7 +17,8 @@ import (
 // fails only when they fall below floors set from the measured values minus
 // a margin, so a change that makes summaries worse is caught.
 const (
-	floorTitleRouge1   = 0.09 // measured 0.126
+	floorTitleRouge1   = 0.35 // measured 0.440 (0.126 when titles were clauses of the call)
+	floorTitleRougeL   = 0.30 // measured 0.400 (0.111 when titles were clauses of the call)
 	floorSummaryRouge1 = 0.45 // measured 0.535
 	floorSummaryRougeL = 0.42 // measured 0.503
 )
@@ -41,9 +42,9 @@ func TestSummaryQuality(t *testing.T) {
 		{"heldout.json", false},
 	} {
 		t.Run(set.file, func(t *testing.T) {
-			t1, _, s1, sl := scoreSet(t, set.file)
-			if set.gate && (t1 < floorTitleRouge1 || s1 < floorSummaryRouge1 || sl < floorSummaryRougeL) {
-				t.Errorf("quality fell below the floors (title R1 %.2f, summary R1 %.2f, summary RL %.2f)", floorTitleRouge1, floorSummaryRouge1, floorSummaryRougeL)
+			t1, tl, s1, sl := scoreSet(t, set.file)
+			if set.gate && (t1 < floorTitleRouge1 || tl < floorTitleRougeL || s1 < floorSummaryRouge1 || sl < floorSummaryRougeL) {
+				t.Errorf("quality fell below the floors (title R1 %.2f, title RL %.2f, summary R1 %.2f, summary RL %.2f)", floorTitleRouge1, floorTitleRougeL, floorSummaryRouge1, floorSummaryRougeL)
 			}
 		})
 	}
@@ -83,8 +84,10 @@ func scoreSet(t *testing.T, file string) (titleR1, titleRL, summaryR1, summaryRL
 	return t1 / n, tl / n, s1 / n, sl / n
 }
 
-// checkFluentTitle: one line, within the limit, made of whole words of the
-// transcript (never a word cut in the middle), not ending on a joiner.
+// checkFluentTitle: one line, within the limit, made of forms of the
+// transcript's words (a noun phrase inflects them: "պատվերը" gives
+// "Պատվերի"; no word is cut in the middle or made up), not ending on a
+// joiner.
 func checkFluentTitle(t *testing.T, c referenceCall, title string) {
 	t.Helper()
 	if title == "" || strings.ContainsAny(title, "\n\r") || utf8.RuneCountInString(title) > MaxTitleRunes {
@@ -96,8 +99,8 @@ func checkFluentTitle(t *testing.T, c referenceCall, title string) {
 	}
 	toks := tokens(title)
 	for _, w := range toks {
-		if !vocab[w] {
-			t.Errorf("%s: title %q has %q, which is not a whole word of the transcript", c.ID, title, w)
+		if !formOfSome(w, vocab) {
+			t.Errorf("%s: title %q has %q, which is no form of a word of the transcript", c.ID, title, w)
 		}
 	}
 	if n := len(toks); n > 0 {
