@@ -16,7 +16,8 @@ import (
 var _ ports.AudioChunker = Chunker{}
 
 // Chunker cuts long MP3 recordings into MP3 pieces a speech engine accepts,
-// without decoding them. The zero value is ready.
+// without decoding them, and the WAV channels Splitter writes into WAV
+// pieces (wavchunk.go). The zero value is ready.
 //
 // Why MP3 slices rather than decoded WAV: a layer III frame is a
 // self-delimiting unit, so a slice of consecutive frames is itself a valid
