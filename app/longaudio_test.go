@@ -36,8 +36,22 @@ type longBlobs struct{ long *mp3test.LongSpeech }
 func (b longBlobs) Put(context.Context, string, io.Reader, int64) (int64, error) {
 	return 0, fmt.Errorf("read-only")
 }
-func (b longBlobs) Open(context.Context, string) (io.ReadCloser, error) { return b.long.Open() }
-func (b longBlobs) Delete(context.Context, string) error                { return nil }
+func (b longBlobs) Open(context.Context, string) (ports.Blob, error) {
+	r, err := b.long.Open()
+	if err != nil {
+		return nil, err
+	}
+	return sizedBlob{r, b.long.Size()}, nil
+}
+func (b longBlobs) Delete(context.Context, string) error { return nil }
+
+// sizedBlob is a generated blob whose size is known beforehand.
+type sizedBlob struct {
+	io.ReadCloser
+	size int64
+}
+
+func (b sizedBlob) Size() int64 { return b.size }
 
 // wordFinder hears a "word" in every run of frames that code something, as
 // the fake engine and the expectation both do. Frames are the fixture's
@@ -183,7 +197,7 @@ func TestTwoHourRecordingIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	wantWords := want.finish()
 
 	w := newWorld(t)
-	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(),
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(), nil,
 		app.WithChunking(mp3.Chunker{}, ports.ChunkLimits{MaxBytes: 24 << 20, MaxSeconds: 3600}, 4))
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
 	p := w.account(domain.PlanBusiness, 3*3600)
@@ -244,7 +258,7 @@ func TestLongStereoCallIsChunkedUnderTheEnginesLimit(t *testing.T) {
 
 	w := newWorld(t)
 	tmp := t.TempDir()
-	w.tr = app.NewTranscribeAudio(w.store, longBlobs{&call.LongSpeech}, mp3.Splitter{}, engine, w.clock, tmp,
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{&call.LongSpeech}, mp3.Splitter{}, engine, w.clock, tmp, nil,
 		app.WithChunking(mp3.Chunker{}, ports.ChunkLimits{MaxBytes: maxBytes, MaxSeconds: 3600}, 4))
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
 	p := w.account(domain.PlanBusiness, 3*3600)

@@ -24,10 +24,12 @@ type ProcessAudio struct {
 	probe       ports.AudioProbe
 	clock       ports.Clock
 	maxDuration time.Duration
+	log         *slog.Logger
 }
 
-// NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration.
-func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.AudioProbe, clock ports.Clock, maxDuration time.Duration) *ProcessAudio {
+// NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration,
+// a nil log slog.Default().
+func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.AudioProbe, clock ports.Clock, maxDuration time.Duration, log *slog.Logger) *ProcessAudio {
 	need("jobs", jobs)
 	need("blobs", blobs)
 	need("probe", probe)
@@ -35,7 +37,10 @@ func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.Aud
 	if maxDuration <= 0 {
 		maxDuration = domain.MaxDuration
 	}
-	return &ProcessAudio{jobs: jobs, blobs: blobs, probe: probe, clock: clock, maxDuration: maxDuration}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &ProcessAudio{jobs: jobs, blobs: blobs, probe: probe, clock: clock, maxDuration: maxDuration, log: log}
 }
 
 // Handle processes one hyscribe.audio.uploaded.v1 event. Repeats are no-ops.
@@ -48,6 +53,9 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return nil
 	}
 	info, err := uc.measure(ctx, j.BlobKey)
+	if errors.Is(err, domain.ErrNotFound) {
+		err = audioMissing(ctx, uc.log, uc.jobs, StageProcess, j, err)
+	}
 	if err != nil && !domain.IsPermanent(err) {
 		return err
 	}
@@ -62,9 +70,6 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 
 func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {
 	r, err := uc.blobs.Open(ctx, key)
-	if errors.Is(err, domain.ErrNotFound) {
-		return domain.AudioInfo{}, domain.ErrAudioMissing
-	}
 	if err != nil {
 		return domain.AudioInfo{}, fmt.Errorf("process: open audio: %w", err)
 	}
@@ -85,6 +90,7 @@ type TranscribeAudio struct {
 	chunker    ports.AudioChunker // nil: every recording goes to the engine whole
 	limits     ports.ChunkLimits
 	parallel   int // pieces of one recording recognised at once
+	log        *slog.Logger
 }
 
 // TranscribeOption configures TranscribeAudio.
@@ -105,14 +111,18 @@ func WithChunking(c ports.AudioChunker, limits ports.ChunkLimits, parallel int) 
 }
 
 // NewTranscribeAudio builds the stage; tempDir holds decoded channels and
-// pieces while they are recognised ("" means the OS default).
-func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string, opts ...TranscribeOption) *TranscribeAudio {
+// pieces while they are recognised ("" means the OS default); a nil log is
+// slog.Default().
+func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string, log *slog.Logger, opts ...TranscribeOption) *TranscribeAudio {
 	need("jobs", jobs)
 	need("blobs", blobs)
 	need("splitter", splitter)
 	need("recognizer", recognizer)
 	need("clock", clock)
-	uc := &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir, parallel: 1}
+	if log == nil {
+		log = slog.Default()
+	}
+	uc := &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir, parallel: 1, log: log}
 	for _, o := range opts {
 		o(uc)
 	}
@@ -141,6 +151,9 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		}
 	}
 	text, segs, err := uc.recognize(ctx, j)
+	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
+		err = audioMissing(ctx, uc.log, uc.jobs, StageTranscribe, j, err)
+	}
 	if err != nil && !domain.IsPermanent(err) {
 		if _, gerr := uc.jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
 			return nil // deleted while recognised, its audio with it: nothing to retry
@@ -453,6 +466,22 @@ func GiveUpReason(stage string, err error) string {
 		return err.Error()
 	}
 	return domain.InternalFailure(stage)
+}
+
+// audioMissing is the failure of a job whose upload the blob store does not
+// have (err wraps domain.ErrNotFound). The customer reads
+// domain.ErrAudioMissing, which names no server path; the worker's log gets
+// the store's own words, which say where it looked (and, for local disk,
+// what to configure: a volume every process shares, or S3). A job deleted
+// meanwhile took its audio with it: that is no failure worth a log line.
+func audioMissing(ctx context.Context, log *slog.Logger, jobs ports.JobStore, stage string, j domain.Job, err error) error {
+	if _, gerr := jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
+		return domain.ErrAudioMissing // the transition finds no job and does nothing
+	}
+	log.LogAttrs(ctx, slog.LevelError, "the job's uploaded audio is missing from storage; the job fails",
+		slog.String("stage", stage), slog.String("docId", string(j.ID)), slog.String("blobKey", j.BlobKey),
+		slog.String("err", err.Error()))
+	return domain.ErrAudioMissing
 }
 
 // failUnlessMovedOn is a stage's permanent failure inside the job's update:

@@ -52,7 +52,7 @@ func (c channelChunker) Chunk(_ context.Context, open func() (io.ReadCloser, err
 func TestLongStereoCallIsRecognizedInPiecesPerChannel(t *testing.T) {
 	w := newWorld(t)
 	tmp := t.TempDir()
-	w.tr = app.NewTranscribeAudio(w.store, w.blobs, splitter{}, w.rec, w.clock, tmp,
+	w.tr = app.NewTranscribeAudio(w.store, w.blobs, splitter{}, w.rec, w.clock, tmp, nil,
 		app.WithChunking(channelChunker{
 			"left":  {{End: 700}, {Start: 700, From: 700, End: 1400}, {Start: 1400, From: 1400, End: 1500}},
 			"right": {{End: 750}, {Start: 750, From: 750, End: 1500}},

@@ -279,10 +279,21 @@ type BlobStore interface {
 	// domain.ErrTooLarge. Nothing is visible under key unless Put succeeds;
 	// a later Put to the same key replaces it.
 	Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error)
-	// Open reads key; domain.ErrNotFound if absent.
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Open reads key and says how long it is, so that it can be sent on
+	// with a Content-Length. A key that is absent is domain.ErrNotFound,
+	// wrapped in an error that says where the store looked (a path, a
+	// bucket): that is for the operator's log, never for customers.
+	Open(ctx context.Context, key string) (Blob, error)
 	// Delete removes key; deleting an absent key succeeds.
 	Delete(ctx context.Context, key string) error
+}
+
+// Blob is a blob opened for reading.
+type Blob interface {
+	io.ReadCloser
+	// Size is the blob's length in bytes as it was opened: the bytes the
+	// reader yields.
+	Size() int64
 }
 
 // UploadSigner issues and checks pre-signed upload addresses.
@@ -318,6 +329,9 @@ type ChannelSplitter interface {
 // AudioFile is audio handed to a speech engine.
 type AudioFile struct {
 	Name string // file name with its extension: "audio.mp3", "left.wav"
+	// Open opens the audio anew for every attempt. A reader whose length is
+	// known (a Blob, or an *os.File of a regular file) lets the recognizer
+	// send it with a Content-Length, which some engines and proxies require.
 	Open func() (io.ReadCloser, error)
 }
 

@@ -106,6 +106,7 @@ type settings struct {
 	texts       []string
 	maxAnalyzed int64
 	maxFile     int64
+	needLength  bool
 }
 
 // Option configures an Engine.
@@ -142,6 +143,11 @@ func WithMaxAnalyzed(bytes int64) Option { return func(s *settings) { s.maxAnaly
 // exceeded"); 0, the default, accepts any size.
 func WithMaxFileBytes(bytes int64) Option { return func(s *settings) { s.maxFile = bytes } }
 
+// WithLengthRequired makes the engine refuse a request without a
+// Content-Length (a chunked body) with 411 Length Required, as some engines
+// and the proxies in front of them do.
+func WithLengthRequired() Option { return func(s *settings) { s.needLength = true } }
+
 // Engine is the fake engine. Its methods are safe for concurrent use.
 type Engine struct {
 	srv *httptest.Server
@@ -149,6 +155,7 @@ type Engine struct {
 
 	mu             sync.Mutex
 	requests       int
+	chunked        int // requests whose body came without a Content-Length
 	inFlight       int // requests received and not yet answered
 	last           Request
 	failN          int
@@ -211,6 +218,14 @@ func (e *Engine) Requests() int {
 	return e.requests
 }
 
+// Chunked counts the requests whose body came chunked, without a
+// Content-Length, refused or not.
+func (e *Engine) Chunked() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.chunked
+}
+
 // InFlight counts the requests received and not yet answered: recordings
 // inside the engine now.
 func (e *Engine) InFlight() int {
@@ -239,6 +254,9 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 
 	e.mu.Lock()
 	e.requests++
+	if req.ContentLength < 0 {
+		e.chunked++
+	}
 	e.inFlight++
 	defer func() {
 		e.mu.Lock()
@@ -261,6 +279,10 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if e.set.needLength && req.ContentLength < 0 {
+		writeError(w, http.StatusLengthRequired, "A request body without Content-Length (chunked) is not accepted", "invalid_request_error", "")
+		return
 	}
 	if fail {
 		if failRetryAfter != "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"mime/multipart"
 	"net/http"
@@ -356,5 +357,51 @@ func TestEngineLimitsFileSizeAndHearsLongWAV(t *testing.T) {
 				t.Errorf("duration %v", r.Duration)
 			}
 		})
+	}
+}
+
+func TestLengthRequiredRefusesChunkedBodies(t *testing.T) {
+	e := asrtest.NewEngine(t, asrtest.WithLengthRequired())
+	form := func() (*bytes.Buffer, string) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for _, f := range standard {
+			mw.WriteField(f.name, f.value)
+		}
+		w, _ := mw.CreateFormFile("file", "a.wav")
+		w.Write(asrtest.WAV(16000, 1, 1, asrtest.Tone{Start: 0.2, End: 0.6}))
+		mw.Close()
+		return &body, mw.FormDataContentType()
+	}
+	do := func(chunked bool) int {
+		t.Helper()
+		body, ct := form()
+		var r io.Reader = body
+		if chunked {
+			r = io.MultiReader(body) // hides the length: the client sends it chunked
+		}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.URL()+"/audio/transcriptions", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", ct)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := do(true); got != http.StatusLengthRequired {
+		t.Errorf("chunked body: %d, want 411", got)
+	}
+	if got := e.LastRequest().ContentLength; got != -1 {
+		t.Errorf("recorded Content-Length %d of a chunked body, want -1", got)
+	}
+	if got := do(false); got != http.StatusOK {
+		t.Errorf("body with a length: %d, want 200", got)
+	}
+	if e.Requests() != 2 || e.Chunked() != 1 {
+		t.Errorf("%d requests, %d chunked; want 2 and 1", e.Requests(), e.Chunked())
 	}
 }
