@@ -2,13 +2,16 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
@@ -129,3 +132,92 @@ func TestPollLimitAcrossReplicas(t *testing.T) {
 }
 
 func TestTouchAPIKeys(t *testing.T) { porttest.KeyTouches(t, openTest(t)) }
+
+// BenchmarkHitAndGetJob is the store's side of a poll: the counter upsert
+// and the job read in one statement, 2,000 keys rotated in one window,
+// eight goroutines. pg-µs/op is the Postgres server's CPU per poll (its
+// processes read from /proc when the server runs on this machine), the
+// cost the 2-core figures of docs/performance.md turn on.
+func BenchmarkHitAndGetJob(b *testing.B) {
+	const name = "hyscribe_bench_poll"
+	url := pgtest.WithApplicationName(b, pgtest.URL(b), name)
+	s := openURL(b, url)
+	acct, _, err := app.NewProvision(s, s, &handClock{now: t0}).CreateAccount(b.Context(), "Bench", domain.PlanBusiness, 600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := domain.DocID("doc-bench-00001")
+	j, evs := domain.NewJob(id, acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice}, t0, domain.UploadWindow)
+	if err := s.CreateJob(b.Context(), j, evs); err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, 2000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("poll:key-%04d", i)
+	}
+	window := domain.RateWindow(t0)
+	var next atomic.Int64
+	cpu0, ok := pgtest.ServerCPU(b, url, name)
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := s.HitAndGetJob(b.Context(), keys[next.Add(1)%int64(len(keys))], window, id); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	if cpu1, ok1 := pgtest.ServerCPU(b, url, name); ok && ok1 {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "pg-µs/op")
+	}
+}
+
+// TestPollPlannedOnce: a poll's statement (its plan the same whatever the
+// key and job) is planned once per connection and then run on that
+// generic plan, while a history search is still planned for its own
+// words on every run. Read from pg_prepared_statements of the store's one
+// connection.
+func TestPollPlannedOnce(t *testing.T) {
+	s := openURL(t, pgtest.URL(t)+"&pool_max_conns=1")
+	ctx := t.Context()
+	acct, _, err := app.NewProvision(s, s, &handClock{now: t0}).CreateAccount(ctx, "Acme", domain.PlanBusiness, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := domain.DocID("doc-plan-000001")
+	j, evs := domain.NewJob(id, acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice}, t0, domain.UploadWindow)
+	if err := s.CreateJob(ctx, j, evs); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 12
+	for i := range runs {
+		if _, _, err := s.HitAndGetJob(ctx, fmt.Sprintf("poll:key-%d", i), domain.RateWindow(t0), id); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, Search: fmt.Sprintf("word%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plans := func(like string) (generic, custom int64) {
+		t.Helper()
+		err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0)::bigint, coalesce(sum(custom_plans), 0)::bigint
+			FROM pg_prepared_statements WHERE statement LIKE $1`, like).Scan(&generic, &custom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if generic+custom < runs {
+			t.Fatalf("statements like %q ran %d times, want %d: not found", like, generic+custom, runs)
+		}
+		return generic, custom
+	}
+	// Postgres plans a statement for its arguments five times before it
+	// compares the generic plan with those.
+	if generic, custom := plans("%INSERT INTO rate_counters%LEFT JOIN jobs%"); custom > 5 {
+		t.Errorf("poll: %d runs planned for their arguments, %d on the generic plan; want at most 5 planned", custom, generic)
+	}
+	if generic, _ := plans("%search_text LIKE%"); generic != 0 {
+		t.Errorf("history search: %d runs on a generic plan, want every run planned for its words", generic)
+	}
+}

@@ -60,12 +60,6 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// Statements are prepared once per connection; a generic plan of
-		// a history search cannot know its words and would scan every
-		// job's text instead of the trigram index (migration 9).
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
