@@ -31,12 +31,12 @@ func (s *Store) TouchAPIKeys(ctx context.Context, at map[string]time.Time) error
 
 // pollSelect counts the poll and reads the job in one statement: the
 // upsert runs whether or not the job exists, and the job's columns are
-// NULL when it does not.
+// NULL when it does not (its id, never NULL in a row, tells which).
 var pollSelect = `WITH hit AS (
 		INSERT INTO rate_counters AS r (key, window_start, count) VALUES ($1, $2, 1)
 		ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1
 		RETURNING count)
-	SELECT hit.count, j.id IS NOT NULL, j.` + strings.Join(jobCols, ", j.") + `
+	SELECT hit.count, j.` + strings.Join(jobCols, ", j.") + `
 	FROM hit LEFT JOIN jobs j ON j.id = $3`
 
 // HitAndGetJob is Hit and GetJob in one round trip (ports.PollCounter).
@@ -55,20 +55,24 @@ func (s *Store) HitAndGetJob(ctx context.Context, key string, window time.Time, 
 		}
 		return 0, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
 	}
-	// The count first; the job's columns (NULL when there is none) only
-	// when it exists. A nil destination skips a column.
+	// One scan: the count and the job's columns, or, when the job's id
+	// is NULL (no such job), the count alone (a nil destination skips a
+	// column).
 	var n int
-	var found bool
-	skip := make([]any, len(jobCols))
-	if err := rows.Scan(append([]any{&n, &found}, skip...)...); err != nil {
+	var r sqlstore.JobScan
+	found := rows.RawValues()[1] != nil
+	dest := make([]any, 1, 1+len(jobCols))
+	dest[0] = &n
+	if found {
+		dest = append(dest, r.Dest()...)
+	} else {
+		dest = dest[:1+len(jobCols)]
+	}
+	if err := rows.Scan(dest...); err != nil {
 		return 0, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
 	}
 	if !found {
 		return n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: job %s: %w", id, domain.ErrNotFound)
-	}
-	var r sqlstore.JobScan
-	if err := rows.Scan(append([]any{nil, nil}, r.Dest()...)...); err != nil {
-		return n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
 	}
 	j, err := r.Job()
 	if err != nil {
