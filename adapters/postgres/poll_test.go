@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -169,13 +170,14 @@ func BenchmarkHitAndGetJob(b *testing.B) {
 		}
 	})
 	b.StopTimer()
+	b.ReportMetric(float64(b.N)/float64(s.polls.batches.Load()), "polls/batch")
 	if cpu1, ok1 := pgtest.ServerCPU(b, url, name); ok && ok1 {
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "pg-µs/op")
 	}
 }
 
-// TestPollPlannedOnce: a poll's statement (its plan the same whatever the
-// key and job) is planned once per connection and then run on that
+// TestPollPlannedOnce: a poll's statements (their plans the same whatever
+// the keys and jobs) are planned once per connection and then run on that
 // generic plan, while a history search is still planned for its own
 // words on every run. Read from pg_prepared_statements of the store's one
 // connection.
@@ -214,10 +216,81 @@ func TestPollPlannedOnce(t *testing.T) {
 	}
 	// Postgres plans a statement for its arguments five times before it
 	// compares the generic plan with those.
-	if generic, custom := plans("%INSERT INTO rate_counters%LEFT JOIN jobs%"); custom > 5 {
-		t.Errorf("poll: %d runs planned for their arguments, %d on the generic plan; want at most 5 planned", custom, generic)
+	for _, like := range []string{"%INSERT INTO rate_counters%unnest%", "%FROM jobs WHERE id = ANY%"} {
+		if generic, custom := plans(like); custom > 5 {
+			t.Errorf("poll's %q: %d runs planned for their arguments, %d on the generic plan; want at most 5 planned", like, custom, generic)
+		}
 	}
 	if generic, _ := plans("%search_text LIKE%"); generic != 0 {
 		t.Errorf("history search: %d runs on a generic plan, want every run planned for its words", generic)
+	}
+}
+
+// TestConcurrentPollsExactAcrossReplicas: 300 polls of one key at once,
+// spread over two API processes on one database, each batching the polls
+// that arrive together (one upsert adding a batch's hits): every count
+// from 1 to 300 is given exactly once, so the limiter's 61st is refused
+// whichever replica and batch it falls in; a poll of a job that does not
+// exist is counted and answers ErrNotFound; and polls were batched
+// (fewer round trips than polls).
+func TestConcurrentPollsExactAcrossReplicas(t *testing.T) {
+	url := pgtest.URL(t)
+	stores := []*Store{openURL(t, url), openURL(t, url)}
+	ctx := t.Context()
+	acct, _, err := app.NewProvision(stores[0], stores[0], &handClock{now: t0}).CreateAccount(ctx, "Acme", domain.PlanBusiness, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := domain.DocID("doc-batch-00001")
+	j, evs := domain.NewJob(id, acct.ID, domain.CreateRequest{Type: domain.TypeSingleVoice}, t0, domain.UploadWindow)
+	if err := stores[0].CreateJob(ctx, j, evs); err != nil {
+		t.Fatal(err)
+	}
+	const polls = 300
+	window := domain.RateWindow(t0)
+	counts := make([]int, polls)
+	errs := make([]error, polls)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range polls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			doc := id
+			if i%10 == 9 {
+				doc = "doc-missing-001"
+			}
+			n, got, err := stores[i%2].HitAndGetJob(ctx, "poll:hot", window, doc)
+			counts[i] = n
+			switch {
+			case doc != id && !errors.Is(err, domain.ErrNotFound):
+				errs[i] = fmt.Errorf("missing job: %v, want ErrNotFound", err)
+			case doc == id && (err != nil || got.ID != id || got.Status != domain.StatusUploading):
+				errs[i] = fmt.Errorf("job %q %q, %v", got.ID, got.Status, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("poll %d: %v", i, err)
+		}
+	}
+	slices.Sort(counts)
+	for i, n := range counts {
+		if n != i+1 {
+			t.Fatalf("sorted counts %v: want each of 1..%d once", counts, polls)
+		}
+	}
+	sent := stores[0].polls.batches.Load() + stores[1].polls.batches.Load()
+	if sent >= polls {
+		t.Errorf("%d polls took %d round trips: not batched", polls, sent)
+	}
+	t.Logf("%d polls in %d batches", polls, sent)
+	// A poll alone still goes at once and continues the count.
+	if n, _, err := stores[1].HitAndGetJob(ctx, "poll:hot", window, id); err != nil || n != polls+1 {
+		t.Errorf("next poll: count %d, %v; want %d", n, err, polls+1)
 	}
 }

@@ -43,6 +43,7 @@ type Store struct {
 	pool       *pgxpool.Pool
 	written    chan struct{} // OutboxWritten
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+	polls      pollBatcher   // HitAndGetJob's queue, see pollbatch.go
 
 	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
 	stopListen  context.CancelFunc
