@@ -48,6 +48,8 @@ type Store struct {
 	stopListen  context.CancelFunc
 	listenDone  chan struct{}
 	logger      *slog.Logger
+
+	updates groupCommit // UpdateJob's queue, see jobupdate.go
 }
 
 var _ ports.Stores = (*Store)(nil)
