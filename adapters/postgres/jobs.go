@@ -60,13 +60,11 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue(jobInsert, row...)
-		queueEvents(b, events)
-		return translate(tx.SendBatch(ctx, b).Close())
-	})
-	if err != nil {
+	// One round trip: a batch runs in one implicit transaction.
+	b := &pgx.Batch{}
+	b.Queue(jobInsert, row...)
+	queueEvents(b, events)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	if len(events) > 0 {
