@@ -107,6 +107,7 @@ func scanFrames(ctx context.Context, open func() (io.ReadCloser, error)) ([]fram
 	}
 	defer r.Close()
 	s := newScanner(ctx, r)
+	defer s.release()
 	st, err := s.begin()
 	if err != nil {
 		return nil, header{}, 0, splitError(err)
@@ -239,6 +240,7 @@ func writeChunks(ctx context.Context, open func() (io.ReadCloser, error), dir st
 	}
 	defer r.Close()
 	s := newScanner(ctx, r)
+	defer s.release()
 	if _, err := s.begin(); err != nil {
 		return nil, splitError(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 )
 
 const (
@@ -48,7 +49,28 @@ type start struct {
 }
 
 func newScanner(ctx context.Context, r io.Reader) *scanner {
-	return &scanner{ctx: ctx, br: bufio.NewReaderSize(r, bufSize)}
+	br, _ := readers.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, bufSize)
+	} else {
+		br.Reset(r)
+	}
+	return &scanner{ctx: ctx, br: br}
+}
+
+// readers keeps the scanners' read windows for the next scan: a 64 KB
+// buffer a scan was most of what the pipeline's stages allocated (the
+// process stage probes every upload, the transcribe stage scans it again).
+var readers sync.Pool
+
+// release returns the scanner's read window to the pool; nothing read
+// through it may be used afterwards.
+func (s *scanner) release() {
+	if s.br != nil {
+		s.br.Reset(nil)
+		readers.Put(s.br)
+		s.br = nil
+	}
 }
 
 // peek returns up to n buffered bytes; err is nil, io.EOF when fewer than n
