@@ -427,7 +427,31 @@ func runPipeline(ctx context.Context, o options, r *results, work string, vars m
 		r.PipeAPICPU, r.PipeWorkerCPU, r.PipePostgresCPU, 100*r.PipeBusy,
 		1000*r.PipeAPICPU/float64(r.PipelineJobs), 1000*r.PipeWorkerCPU/float64(r.PipelineJobs), 1000*r.PipePostgresCPU/float64(r.PipelineJobs))
 	fmt.Printf("webhooks: %d at %.0f /s\n", r.Webhooks, float64(r.Webhooks)/r.WebhookSecs)
-	return nil
+	time.Sleep(time.Second) // backends report their table counts within a second
+	return tableCounts(ctx, dbURL, r.PipelineJobs)
+}
+
+// tableCounts prints, per table of the bench's schema, the rows inserted,
+// updated and deleted and the scans run since it was made, per job: what
+// the store did for each job, the pipeline's and the API's together.
+func tableCounts(ctx context.Context, dbURL string, jobs int) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT relname, n_tup_ins, n_tup_upd, n_tup_del, coalesce(seq_scan, 0), coalesce(idx_scan, 0)
+		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_tup_ins + n_tup_upd + n_tup_del + coalesce(idx_scan, 0) > 0
+		ORDER BY relname`)
+	fmt.Println("per job (all phases): table inserts updates deletes seq-scans index-scans")
+	var name string
+	var ins, upd, del, seq, idx int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &ins, &upd, &del, &seq, &idx}, func() error {
+		n := float64(max(jobs, 1))
+		fmt.Printf("  %-22s %5.2f %5.2f %5.2f %5.2f %5.2f\n", name, float64(ins)/n, float64(upd)/n, float64(del)/n, float64(seq)/n, float64(idx)/n)
+		return nil
+	})
+	return err
 }
 
 func fetchTo(u, path string) error {
