@@ -143,7 +143,7 @@ func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr 
 		return err
 	}
 	if cfg.PprofAddr != "" {
-		stop, err := servePprof(cfg.PprofAddr, svc.log)
+		_, stop, err := servePprof(cfg.PprofAddr, svc.log)
 		if err != nil {
 			_ = svc.Stop()
 			return err
@@ -158,10 +158,10 @@ func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr 
 // running process (docs/performance.md). Off unless HYSCRIBE_PPROF_ADDR is
 // set: the profiles show the process's internals, so the address belongs on
 // loopback or an operators' network only.
-func servePprof(addr string, log *slog.Logger) (func(), error) {
+func servePprof(addr string, log *slog.Logger) (string, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("HYSCRIBE_PPROF_ADDR %s: %w", addr, err)
+		return "", nil, fmt.Errorf("HYSCRIBE_PPROF_ADDR %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -172,7 +172,7 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("pprof listening", "addr", ln.Addr().String())
-	return func() { _ = srv.Close() }, nil
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 // migrateCmd applies the store's migrations and exits, so a deployment can
