@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -241,10 +242,14 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 	if uc.chunker == nil {
 		return whole()
 	}
-	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-chunks-")
-	if err != nil {
-		return domain.Recognition{}, fmt.Errorf("transcribe: temp dir: %w", err)
+	// The chunker makes the directory only when it writes pieces: most
+	// recordings fit the engine whole, and a directory made and removed
+	// for each was 9 % of the worker's CPU (docs/performance.md).
+	base := uc.tempDir
+	if base == "" {
+		base = os.TempDir()
 	}
+	dir := filepath.Join(base, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
 	defer os.RemoveAll(dir)
 	chunks, err := uc.chunker.Chunk(ctx, open, dir, uc.limits)
 	if err != nil {

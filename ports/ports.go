@@ -403,5 +403,7 @@ type AudioChunker interface {
 	// one Chunk with an empty Path: send the original. Audio that cannot be
 	// read as MP3 is a domain.Permanent error, and so is audio that holds
 	// nothing at all (domain.ErrNoSpeech); nothing is left in dir on error.
+	// dir need not exist: it is made (0700, its parent must exist) when
+	// there are pieces to write.
 	Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ChunkLimits) ([]Chunk, error)
 }

@@ -3,8 +3,10 @@ package mp3
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,6 +236,10 @@ func writeChunks(ctx context.Context, open func() (io.ReadCloser, error), dir st
 			chunks = nil
 		}
 	}()
+	// Made here, not by the caller: a recording that fits whole needs none.
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("mp3.Chunk: %w", err)
+	}
 	r, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
