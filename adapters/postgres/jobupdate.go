@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -125,8 +126,19 @@ func (s *Store) commitGroup(group []*jobUpdateReq) {
 	if len(live) == 0 {
 		return
 	}
+	// The group's transaction runs until every caller's context is done
+	// (a shutdown past its grace), or groupTimeout.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), groupTimeout)
 	defer cancel()
+	var gone atomic.Int32
+	for _, r := range live {
+		stop := context.AfterFunc(r.ctx, func() {
+			if int(gone.Add(1)) == len(live) {
+				cancel()
+			}
+		})
+		defer stop()
+	}
 	results, wrote, err := s.updateJobs(ctx, live)
 	if err != nil && len(live) > 1 {
 		for _, r := range live {
