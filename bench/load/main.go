@@ -178,6 +178,9 @@ func run(o options) error {
 		"HYSCRIBE_LOG_LEVEL":             "info",
 	}
 	if o.pprofDir != "" {
+		if err := os.MkdirAll(o.pprofDir, 0o755); err != nil {
+			return err
+		}
 		vars["HYSCRIBE_PPROF_ADDR"] = "127.0.0.1:0"
 	}
 	api, err := startProc(work, "api", vars, o.bin, "api")
