@@ -46,7 +46,6 @@ const (
 	winHop       = 50
 	bridgeFrames = 20 // gaps bridged by VAD
 	burstFrames  = 8  // bursts dropped by VAD
-	smoothFrames = 31 // majority filter width
 	minRunFrames = 30 // shortest turn inside a stretch
 )
 
@@ -84,12 +83,20 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	if len(regs) == 0 {
 		return nil, nil
 	}
-	wins := windows(regs)
-	if err := embed(ctx, wavPath, wins); err != nil {
+	fs, err := extract(ctx, wavPath, regs)
+	if err != nil {
 		return nil, err
 	}
-	labels := cluster(wins)
-	return turns(regs, wins, labels), nil
+	wins := windows(regs)
+	for _, w := range wins {
+		for f := w.start; f < w.end; f++ {
+			w.add(fs.at(f))
+		}
+	}
+	pause := pauses(energy, regs)
+	frames := windowLabels(regs, wins, cluster(wins))
+	frames = resegment(fs, regs, pause, frames)
+	return turns(regs, pause, frames), nil
 }
 
 func frameTime(f int) float64 { return float64(f*hop) / rate }
@@ -129,22 +136,30 @@ func vad(energy []float32) []bool {
 	if len(energy) == 0 {
 		return speech
 	}
-	sorted := slices.Clone(energy)
-	slices.Sort(sorted)
-	floor := float64(sorted[len(sorted)/10])
-	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
-	// Nothing loud enough to be speech, or nothing standing out of the
-	// noise: steady hiss, hum or silence.
-	if peak < -60 || peak-floor < 6 {
+	th, ok := threshold(energy)
+	if !ok {
 		return speech
 	}
-	threshold := floor + max(6, 0.3*(peak-floor))
 	for i, e := range energy {
-		speech[i] = float64(e) > threshold
+		speech[i] = float64(e) > th
 	}
 	fill(speech, false, bridgeFrames)
 	fill(speech, true, burstFrames)
 	return speech
+}
+
+// threshold is the energy above which a frame is speech; false when
+// nothing is loud enough to be speech or nothing stands out of the noise
+// (steady hiss, hum or silence).
+func threshold(energy []float32) (float64, bool) {
+	sorted := slices.Clone(energy)
+	slices.Sort(sorted)
+	floor := float64(sorted[len(sorted)/10])
+	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
+	if peak < -60 || peak-floor < 6 {
+		return 0, false
+	}
+	return floor + max(6, 0.3*(peak-floor)), true
 }
 
 // fill flips runs of value shorter than n frames that have the other value
@@ -219,48 +234,74 @@ func windows(regs [][2]int) []*window {
 	return out
 }
 
-// embed is pass two: features of the frames inside windows, summed.
-func embed(ctx context.Context, path string, wins []*window) error {
+// frameFeats holds the features of every frame inside a region of speech
+// (pass two), dims float32s a frame.
+type frameFeats struct {
+	regs [][2]int
+	off  []int // index of each region's first frame in data
+	data []float32
+}
+
+// at is frame f's features; f must lie in a region.
+func (fs *frameFeats) at(f int) []float32 {
+	r, _ := slices.BinarySearchFunc(fs.regs, f, func(r [2]int, f int) int {
+		if r[1] <= f {
+			return -1
+		}
+		if r[0] > f {
+			return 1
+		}
+		return 0
+	})
+	i := fs.off[r] + f - fs.regs[r][0]
+	return fs.data[i*dims : (i+1)*dims]
+}
+
+// extract is pass two: the features of the frames inside regions.
+func extract(ctx context.Context, path string, regs [][2]int) (*frameFeats, error) {
 	fr, err := openFrames(path)
 	if err != nil {
-		return fmt.Errorf("diarize: %w", err)
+		return nil, fmt.Errorf("diarize: %w", err)
 	}
 	defer fr.Close()
+	fs := &frameFeats{regs: regs, off: make([]int, len(regs))}
+	n := 0
+	for i, r := range regs {
+		fs.off[i] = n
+		n += r[1] - r[0]
+	}
+	fs.data = make([]float32, 0, n*dims)
 	a := newAnalyser()
 	feat := make([]float32, dims)
-	first := 0 // the first window that may still take frames
-	last := wins[len(wins)-1].end
-	for f := 0; f < last; f++ {
+	ri := 0
+	for f := 0; ri < len(regs); f++ {
 		if f%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("diarize: %w", err)
+				return nil, fmt.Errorf("diarize: %w", err)
 			}
 		}
 		s, err := fr.next()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
-			return fmt.Errorf("diarize: read %s: %w", path, err)
+			return nil, fmt.Errorf("diarize: read %s: %w", path, err)
 		}
-		for first < len(wins) && wins[first].end <= f {
-			first++
-		}
-		if first == len(wins) || wins[first].start > f {
+		if f < regs[ri][0] {
 			continue
 		}
 		a.features(s, feat)
-		for _, w := range wins[first:] {
-			if w.start > f {
-				break
-			}
-			if f >= w.end {
-				continue
-			}
-			w.add(feat)
+		fs.data = append(fs.data, feat...)
+		if f+1 == regs[ri][1] {
+			ri++
 		}
 	}
-	return nil
+	// A region the file ends in the middle of (it cannot: regions come from
+	// the same frames) would leave data short; pad to keep at() in range.
+	for len(fs.data) < n*dims {
+		fs.data = append(fs.data, 0)
+	}
+	return fs, nil
 }
 
 func (w *window) add(feat []float32) {
@@ -335,7 +376,7 @@ func cluster(wins []*window) []int {
 		wt[i] = float64(w.n)
 	}
 	standardise(x, wt)
-	return gmm2(x, wt, kmeans2(x, wt))
+	return gmm2(x, wt, kmeans2(x, wt, principalSplit(x, wt)))
 }
 
 // gmm2 refines a two-way split with a few rounds of hard EM on two
@@ -423,10 +464,10 @@ func standardise(x [][]float64, wt []float64) {
 	}
 }
 
-// kmeans2 splits x in two: centroids start on either side of the mean along
-// the principal axis (found by power iteration), which no single outlier
-// can capture, then k-means refines them. Weights are window lengths.
-func kmeans2(x [][]float64, wt []float64) []int {
+// principalSplit splits x on either side of the mean along the principal
+// axis (found by power iteration), which no single outlier can capture.
+// Weights are window lengths.
+func principalSplit(x [][]float64, wt []float64) []int {
 	labels := make([]int, len(x))
 	if len(x) < 2 {
 		return labels
@@ -458,6 +499,16 @@ func kmeans2(x [][]float64, wt []float64) []int {
 			labels[i] = 1
 		}
 	}
+	return labels
+}
+
+// kmeans2 refines a split of x in two by k-means (weights are window
+// lengths).
+func kmeans2(x [][]float64, wt []float64, labels []int) []int {
+	if len(x) < 2 {
+		return labels
+	}
+	d := len(x[0])
 	for it := 0; it < 50; it++ {
 		var c [2][]float64
 		var n [2]float64
@@ -509,9 +560,9 @@ func dist2(a, b []float64) float64 {
 	return s
 }
 
-// turns labels every speech frame by its nearest window, smooths and joins.
-func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
-	var out []domain.Turn
+// windowLabels labels every frame of every region by its nearest window.
+func windowLabels(regs [][2]int, wins []*window, labels []int) [][]int {
+	out := make([][]int, len(regs))
 	wi := 0
 	for ri, r := range regs {
 		for wi < len(wins) && wins[wi].region < ri {
@@ -529,15 +580,27 @@ func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
 			}
 			frames[f-r[0]] = labels[k]
 		}
-		frames = majority(frames, smoothFrames)
-		runs := joinShort(frames, minRunFrames)
+		out[ri] = frames
+	}
+	return out
+}
+
+// turns makes the frames' labels turns: inside each region a change of
+// speaker moves to a pause within maxSnap frames, and runs shorter than
+// minRunFrames join their neighbour (a region of its own, a back-channel
+// "այո" between pauses, keeps its label).
+func turns(regs [][2]int, pause [][]bool, frames [][]int) []domain.Turn {
+	var out []domain.Turn
+	for ri, r := range regs {
+		labels := snap(frames[ri], pause[ri], maxSnap)
+		runs := joinShort(labels, minRunFrames)
 		for _, run := range runs {
 			sp := "A"
 			if run.label == 1 {
 				sp = "B"
 			}
 			t := domain.Turn{Start: frameTime(r[0] + run.start), End: frameTime(r[0] + run.end), Speaker: sp}
-			if run.end == len(frames) { // the stretch's last frame lasts 25 ms
+			if run.end == len(labels) { // the stretch's last frame lasts 25 ms
 				t.End += float64(frameLen-hop) / rate
 			}
 			if n := len(out); n > 0 && out[n-1].Speaker == sp && t.Start-out[n-1].End < 0.01 {
@@ -551,30 +614,6 @@ func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
 }
 
 func center(w *window) float64 { return float64(w.start+w.end) / 2 }
-
-func majority(labels []int, width int) []int {
-	out := make([]int, len(labels))
-	ones := 0
-	half := width / 2
-	for i := 0; i < min(half, len(labels)); i++ {
-		ones += labels[i]
-	}
-	for i := range labels {
-		if j := i + half; j < len(labels) {
-			ones += labels[j]
-		}
-		if j := i - half - 1; j >= 0 {
-			ones -= labels[j]
-		}
-		n := min(i+half, len(labels)-1) - max(i-half, 0) + 1
-		if 2*ones > n {
-			out[i] = 1
-		} else if 2*ones == n {
-			out[i] = labels[i]
-		}
-	}
-	return out
-}
 
 type run struct{ start, end, label int }
 

@@ -22,6 +22,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -68,6 +69,20 @@ var closeFemale = [][2]voice{
 	{{"hy+f2", "65", "150"}, {"hy+f4", "72", "160"}},
 	{{"hy+f1", "60", "155"}, {"hy+f3", "66", "150"}},
 	{{"hy+f5", "70", "145"}, {"hy+f2", "75", "160"}},
+}
+
+// heldOutMale and heldOutFemale replace the close pairs with -heldout:
+// voices the diarizer's constants were not tuned on.
+var heldOutMale = [][2]voice{
+	{{"hy+m5", "42", "155"}, {"hy+m6", "49", "150"}},
+	{{"hy+m2", "38", "150"}, {"hy+m3", "44", "165"}},
+	{{"hy+m4", "50", "160"}, {"hy+m1", "55", "150"}},
+}
+
+var heldOutFemale = [][2]voice{
+	{{"hy+f3", "68", "150"}, {"hy+f1", "74", "160"}},
+	{{"hy+f4", "62", "155"}, {"hy+f5", "68", "150"}},
+	{{"hy+f1", "72", "150"}, {"hy+f2", "78", "145"}},
 }
 
 // dialogue is a ten-turn call about a late order.
@@ -168,7 +183,20 @@ func main() {
 	collar := flag.Float64("collar", 0.25, "DER collar in seconds")
 	verbose := flag.Bool("v", false, "print every call's DER and turns")
 	only := flag.String("only", "", "run only the conditions whose name contains this")
+	reuse := flag.Bool("reuse", false, "with -keep: reuse the calls a previous run kept instead of making them again")
+	heldOut := flag.Bool("heldout", false, "use the held-out close pairs (voices the diarizer was not tuned on)")
 	flag.Parse()
+	if *heldOut {
+		for i := range conditions {
+			switch {
+			case strings.HasPrefix(conditions[i].name, "close-male"):
+				conditions[i].pairs = heldOutMale
+			case strings.HasPrefix(conditions[i].name, "close-female"):
+				conditions[i].pairs = heldOutFemale
+			}
+			conditions[i].name = strings.Replace(conditions[i].name, "close", "heldout", 1)
+		}
+	}
 	for _, tool := range []string{"espeak-ng", "sox", "lame"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fail(fmt.Errorf("%s is not installed (make eval installs it with .ci/eval-deps.sh)", tool))
@@ -200,8 +228,14 @@ func main() {
 		var sum score
 		for i, p := range c.pairs {
 			name := filepath.Join(dir, fmt.Sprintf("%s-%d", c.name, i+1))
-			ref, words, total, err := makeCall(name, p, c, int64(i))
+			ref, words, total, err := loadCall(name, *reuse && *keep != "")
 			if err != nil {
+				ref, words, total, err = makeCall(name, p, c, int64(i))
+			}
+			if err != nil {
+				fail(err)
+			}
+			if err := saveCall(name, ref, words, total); err != nil {
 				fail(err)
 			}
 			hyp, took, err := diarizeMP3(ctx, name+".mp3", dir)
@@ -332,6 +366,49 @@ func scoreCall(ref []domain.Turn, words []refWord, hyp []domain.Turn, collar flo
 		s.ordered = 1
 	}
 	return s
+}
+
+// kept is what a kept call's name.json holds: what makeCall knows.
+type kept struct {
+	Ref   []domain.Turn
+	Words []domain.Word
+	Who   []string
+	Total float64
+}
+
+func saveCall(name string, ref []domain.Turn, words []refWord, total float64) error {
+	k := kept{Ref: ref, Total: total}
+	for _, w := range words {
+		k.Words = append(k.Words, w.Word)
+		k.Who = append(k.Who, w.speaker)
+	}
+	b, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name+".json", b, 0o644)
+}
+
+func loadCall(name string, reuse bool) ([]domain.Turn, []refWord, float64, error) {
+	if !reuse {
+		return nil, nil, 0, os.ErrNotExist
+	}
+	if _, err := os.Stat(name + ".mp3"); err != nil {
+		return nil, nil, 0, err
+	}
+	b, err := os.ReadFile(name + ".json")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var k kept
+	if err := json.Unmarshal(b, &k); err != nil || len(k.Who) != len(k.Words) {
+		return nil, nil, 0, fmt.Errorf("%s.json: %v", name, err)
+	}
+	words := make([]refWord, len(k.Words))
+	for i := range words {
+		words[i] = refWord{k.Words[i], k.Who[i]}
+	}
+	return k.Ref, words, k.Total, nil
 }
 
 // refWord is a word of the reference with its speaker and estimated times.
