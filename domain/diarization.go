@@ -78,7 +78,7 @@ func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
 // seconds to reach one.
 const (
 	WordPause = 0.15
-	WordShift = 0.8
+	WordShift = 1.0
 )
 
 // SettleChanges moves changes of speaker between words (speakers[i] is
