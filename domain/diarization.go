@@ -27,10 +27,10 @@ func (s Span) Seconds() float64 { return s.End - s.Start }
 // AssignSpeakers gives recognised speech the speakers of a diarization. With
 // word timestamps every word goes whole to the turn it overlaps most (the
 // nearest turn when it overlaps none), so no word is ever split; a change
-// of speaker that falls between two words with no pause between them moves
-// to the widest pause between words within WordShift seconds (see
-// SettleChanges); consecutive words of one speaker become one segment, so
-// a segment the engine ran across a change of speaker is split there. Without words whole segments are assigned the same way. Segments
+// of speaker that falls mid-phrase moves to a pause between words nearby
+// (SettleChanges); consecutive words of one speaker become one segment, so
+// a segment the engine ran across a change of speaker is split there.
+// Without words whole segments are assigned the same way. Segments
 // and turns need not be sorted; the result is in time order. With no turns
 // every segment is left to the first speaker.
 func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
@@ -73,22 +73,25 @@ func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
 	return out
 }
 
-// A pause between words of at least WordPause seconds is where a change of
-// speaker belongs; a change with a shorter gap moves at most WordShift
-// seconds to reach one.
+// A gap between words of at least WordPause seconds is a pause; a change
+// of speaker between words closer than that (mid-phrase, as far as the
+// engine's times tell) moves at most WordShift seconds to reach one.
 const (
-	WordPause = 0.15
+	WordPause = 0.05
 	WordShift = 1.0
 )
 
-// SettleChanges moves changes of speaker between words (speakers[i] is
-// words[i]'s, words in time order) to pauses: speakers change where people
-// stop talking, while a diarizer's change point is only as sharp as its
-// frames. A change between words separated by less than WordPause moves to
-// the widest gap of at least WordPause between words within WordShift
-// seconds of it (the nearer of equal ones), inside the two runs of words it
+// SettleChanges moves changes of speaker that fall mid-phrase to pauses
+// (speakers[i] is words[i]'s, words in time order): speakers change where
+// people stop talking, while a diarizer's change point is only as sharp as
+// its frames. A change between words less than WordPause apart moves to the
+// widest gap of at least WordPause between words within WordShift seconds
+// of it (the nearer of equal ones), inside the two runs of words it
 // separates and leaving each at least one word; with no such gap it stays.
-// A one-word turn of its own (a back-channel between pauses) is kept.
+// A change that already lies in a pause, however short, stays: the pause
+// between two turns is often shorter than one inside a turn (after a
+// comma), so the widest pause is no better a guess than the diarizer's. A
+// one-word turn of its own (a back-channel between pauses) is kept.
 func SettleChanges(words []Word, speakers []string) {
 	for i := 1; i < len(words); i++ {
 		if speakers[i] == speakers[i-1] || words[i].Start-words[i-1].End >= WordPause {

@@ -94,9 +94,23 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 		}
 	}
 	pause := pauses(energy, regs)
-	frames := windowLabels(regs, wins, cluster(wins))
-	frames = resegment(fs, regs, pause, frames)
-	return turns(regs, pause, frames), nil
+	// Two starts for the frame models: the windows' clustering, and an
+	// agglomerative clustering of units of at most 2 s; the likelier
+	// resegmentation wins. Each alone lands in a wrong split on some calls
+	// of close voices (see docs/quality.md).
+	starts := [][][]int{windowLabels(regs, wins, cluster(wins))}
+	if a := ahcLabels(newFrameVectors(fs, pause), regs, pause); a != nil {
+		starts = append(starts, a)
+	}
+	var best [][]int
+	bestScore := math.Inf(-1)
+	for _, start := range starts {
+		frames, score := resegment(fs, regs, pause, start)
+		if best == nil || score > bestScore {
+			best, bestScore = frames, score
+		}
+	}
+	return turns(regs, pause, best), nil
 }
 
 func frameTime(f int) float64 { return float64(f*hop) / rate }

@@ -149,22 +149,25 @@ func (fv *frameVectors) vector(ri, i int, out []float64) {
 	for j := range out {
 		out[j] = (out[j] - fv.mean[j]) / fv.sd[j]
 	}
+
 }
 
 // resegment refines per-frame labels (per region) with speaker models and
 // a Viterbi pass, a few rounds. A recording where one speaker has too few
 // frames to model keeps its labels.
-func resegment(fs *frameFeats, regs [][2]int, pause [][]bool, labels [][]int) [][]int {
+func resegment(fs *frameFeats, regs [][2]int, pause [][]bool, labels [][]int) ([][]int, float64) {
 	fv := newFrameVectors(fs, pause)
+	score := math.Inf(-1)
 	for round := 0; round < resegRounds; round++ {
 		var models [2]*gmm
 		for s := range models {
 			models[s] = trainGMM(fv, pause, labels, s)
 			if models[s] == nil {
-				return labels
+				return labels, math.Inf(-1)
 			}
 		}
-		next, _ := viterbi(fv, pause, models)
+		next, sc := viterbi(fv, pause, models)
+		score = sc
 		same := true
 		for ri := range labels {
 			if !slices.Equal(labels[ri], next[ri]) {
@@ -177,7 +180,7 @@ func resegment(fs *frameFeats, regs [][2]int, pause [][]bool, labels [][]int) []
 			break
 		}
 	}
-	return labels
+	return labels, score
 }
 
 // gmm is a diagonal Gaussian mixture.

@@ -103,7 +103,8 @@ func TestResegmentPutsTheChangeInThePauseAndKeepsTheBackChannelWithTheTurn(t *te
 	for f := 360; f < 600; f++ {
 		start[f] = 1
 	}
-	got := resegment(fs, regs, [][]bool{pause}, [][]int{start})[0]
+	res, _ := resegment(fs, regs, [][]bool{pause}, [][]int{start})
+	got := res[0]
 	ch := changesOf(got)
 	if len(ch) != 1 || ch[0] < 300 || ch[0] > 310 {
 		t.Fatalf("changes of speaker at frames %v, want one in the pause at 300–310", ch)
@@ -158,4 +159,54 @@ func TestPausesAreShortGapsUnderTheThreshold(t *testing.T) {
 			t.Fatalf("frame %d: pause %v, want %v", f, p[f-regs[0][0]], want)
 		}
 	}
+}
+
+func TestAgglomerativeClusteringSeparatesTwoCloseVoices(t *testing.T) {
+	// Ten regions of 1.5 s, speakers alternating 0, 1, 0, 1, …; each
+	// coefficient's mean differs by 0.4 of its spread.
+	var regs [][2]int
+	for i := 0; i < 10; i++ {
+		regs = append(regs, [2]int{i * 200, i*200 + 150})
+	}
+	fs := &frameFeats{regs: regs, off: make([]int, len(regs))}
+	r := rand.New(rand.NewPCG(5, 6))
+	pause := make([][]bool, len(regs))
+	for ri := range regs {
+		fs.off[ri] = ri * 150
+		pause[ri] = make([]bool, 150)
+		s := float64(2*(ri%2) - 1)
+		for f := 0; f < 150; f++ {
+			v := make([]float32, dims)
+			for j := range numCeps {
+				v[j] = float32(0.2*s*float64(j%2*2-1) + r.NormFloat64())
+			}
+			v[dimEnergy] = float32(-20 + 3*r.NormFloat64())
+			v[dimPitch] = float32(math.Log(120) + 0.1*r.NormFloat64())
+			v[dimVoice] = 0.8
+			fs.data = append(fs.data, v...)
+		}
+	}
+	got := ahcLabels(newFrameVectors(fs, pause), regs, pause)
+	if got == nil {
+		t.Fatal("no labels")
+	}
+	for ri := range regs {
+		want := ri % 2
+		if got[0][0] == 1 {
+			want = 1 - want
+		}
+		for f, l := range got[ri] {
+			if l != want {
+				t.Fatalf("region %d frame %d: label %d, want %d (regions by label: %v)", ri, f, l, want, firstLabels(got))
+			}
+		}
+	}
+}
+
+func firstLabels(labels [][]int) []int {
+	out := make([]int, len(labels))
+	for i, l := range labels {
+		out[i] = l[0]
+	}
+	return out
 }

@@ -139,20 +139,30 @@ type condition struct {
 	class        string // "distinct" or "close": which words-right target applies
 	pairs        [][2]voice
 	dialogue     []line
-	noise        float64 // white noise amplitude (sox vol); 0 for none
+	noise        float64 // noise amplitude (sox vol); 0 for none
+	pink         bool    // pink noise rather than white
 	backchannels bool
+	quick        float64 // > 0: every pause between turns is this (plus the jitter, up to 0.08 s)
 }
 
+// The speech of a turn has an RMS of about 0.09 (sox stat); white noise
+// at vol 0.02 has 0.0065 (SNR about 23 dB), at vol 0.06 0.0195 (about
+// 14 dB); pink noise at vol 0.22 has 0.046 (about 6 dB).
 var conditions = []condition{
-	{"clean", "distinct", distinct, dialogue, 0, false},
-	{"noise", "distinct", distinct, dialogue, 0.02, false},      // about 20 dB below the speech
-	{"loud-noise", "distinct", distinct, dialogue, 0.06, false}, // about 10 dB below the speech
-	{"backchannel", "distinct", distinct, dialogue, 0, true},
-	{"long-short", "distinct", distinct, longDialogue, 0, false},
-	{"close-male", "close", closeMale, dialogue, 0, false},
-	{"close-male-long", "close", closeMale, longDialogue, 0, false},
-	{"close-female", "close", closeFemale, dialogue, 0, false},
-	{"close-female-long", "close", closeFemale, longDialogue, 0, false},
+	{name: "clean", class: "distinct", pairs: distinct, dialogue: dialogue},
+	{name: "noise", class: "distinct", pairs: distinct, dialogue: dialogue, noise: 0.02},
+	{name: "loud-noise", class: "distinct", pairs: distinct, dialogue: dialogue, noise: 0.06},
+	{name: "pink-6db", class: "distinct", pairs: distinct, dialogue: dialogue, noise: 0.22, pink: true},
+	{name: "backchannel", class: "distinct", pairs: distinct, dialogue: dialogue, backchannels: true},
+	{name: "long-short", class: "distinct", pairs: distinct, dialogue: longDialogue},
+	{name: "quick", class: "distinct", pairs: distinct, dialogue: longDialogue, quick: 0.08},
+	{name: "close-male", class: "close", pairs: closeMale, dialogue: dialogue},
+	{name: "close-male-long", class: "close", pairs: closeMale, dialogue: longDialogue},
+	{name: "close-male-quick", class: "close", pairs: closeMale, dialogue: longDialogue, quick: 0.08},
+	{name: "close-male-noise", class: "close", pairs: closeMale, dialogue: dialogue, noise: 0.02},
+	{name: "close-female", class: "close", pairs: closeFemale, dialogue: dialogue},
+	{name: "close-female-long", class: "close", pairs: closeFemale, dialogue: longDialogue},
+	{name: "close-female-quick", class: "close", pairs: closeFemale, dialogue: longDialogue, quick: 0.08},
 }
 
 // score is what one condition (or class) adds up.
@@ -498,7 +508,11 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("soxi %s: %w", utt, err)
 		}
-		start := prevEnd + l.gap
+		gap := l.gap
+		if c.quick > 0 && gap >= 0 {
+			gap = c.quick
+		}
+		start := prevEnd + gap
 		if i == 0 {
 			start = at
 		}
@@ -513,7 +527,7 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		if i == 0 || start >= prevEnd { // overlapped back-channels have no place in a one-line-at-a-time transcript
 			words = append(words, wordTimes(l.text, start, start+dur, strconv.Itoa(l.speaker+1))...)
 		}
-		if l.gap >= 0 || start+dur > prevEnd {
+		if gap >= 0 || start+dur > prevEnd {
 			prevEnd = max(prevEnd, start+dur)
 		}
 		os.Remove(raw)
@@ -526,8 +540,12 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		args = append(args, "-v", "1", p)
 	}
 	if c.noise > 0 {
+		kind := "whitenoise"
+		if c.pink {
+			kind = "pinknoise"
+		}
 		noise := name + "-noise.wav"
-		if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", fmt.Sprintf("%.3f", total), "whitenoise", "vol", fmt.Sprintf("%.3f", c.noise)); err != nil {
+		if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", fmt.Sprintf("%.3f", total), kind, "vol", fmt.Sprintf("%.3f", c.noise)); err != nil {
 			return nil, nil, 0, err
 		}
 		args = append(args, "-v", "1", noise)
