@@ -157,9 +157,31 @@ func vad(energy []float32) []bool {
 	for i, e := range energy {
 		speech[i] = float64(e) > th
 	}
+	// Hysteresis: speech goes on while the energy stays a third of the
+	// way from the floor to the threshold, so quiet word edges (an
+	// unvoiced consonant in noise) stay speech.
+	floor := floorOf(energy)
+	low := floor + (th-floor)/3
+	for i := 1; i < len(speech); i++ {
+		if speech[i-1] && !speech[i] && float64(energy[i]) > low {
+			speech[i] = true
+		}
+	}
+	for i := len(speech) - 2; i >= 0; i-- {
+		if speech[i+1] && !speech[i] && float64(energy[i]) > low {
+			speech[i] = true
+		}
+	}
 	fill(speech, false, bridgeFrames)
 	fill(speech, true, burstFrames)
 	return speech
+}
+
+// floorOf is the noise floor: the 10th percentile of the frames' energy.
+func floorOf(energy []float32) float64 {
+	sorted := slices.Clone(energy)
+	slices.Sort(sorted)
+	return float64(sorted[len(sorted)/10])
 }
 
 // threshold is the energy above which a frame is speech; false when
