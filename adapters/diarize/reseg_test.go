@@ -210,3 +210,29 @@ func firstLabels(labels [][]int) []int {
 	}
 	return out
 }
+
+func TestVADKeepsQuietWordEdges(t *testing.T) {
+	// Floor −80 dB, speech −20 dB: the threshold is −62 dB. Frames at
+	// −68 dB next to speech (a word's quiet edge) are speech; the same
+	// level far from speech (a noise burst) is not.
+	energy := make([]float32, 300)
+	for i := range energy {
+		energy[i] = -80
+	}
+	for i := 100; i < 200; i++ {
+		energy[i] = -20
+	}
+	for i := 90; i < 100; i++ {
+		energy[i] = -68
+	}
+	for i := 200; i < 215; i++ {
+		energy[i] = -68
+	}
+	for i := 260; i < 280; i++ {
+		energy[i] = -68
+	}
+	regs := regions(vad(energy))
+	if len(regs) != 1 || regs[0] != [2]int{90, 215} {
+		t.Fatalf("speech at frames %v, want [90 215)", regs)
+	}
+}
