@@ -2,30 +2,41 @@
 // model weights: pure Go signal processing (a ports.Diarizer).
 //
 // The decoded recording (a 16 kHz mono WAV, as mp3.Splitter writes it) is
-// read twice, frame by frame (25 ms frames every 10 ms), so memory grows
-// only with a few bytes per frame, never with the samples:
+// read twice, frame by frame (25 ms frames every 10 ms), never whole; what
+// is kept is 4 bytes of energy per frame and 76 bytes of features per
+// speech frame (about 27 MB per hour of speech):
 //
 //  1. Voice activity: the log energy of every frame; a frame is speech when
 //     it is well above the recording's noise floor (10th percentile)
-//     relative to its loud speech (95th percentile). Gaps under 200 ms are
+//     relative to its loud speech (95th percentile), and speech goes on
+//     while the energy stays a third of the way above the floor
+//     (hysteresis: quiet word edges in noise). Gaps under 200 ms are
 //     bridged and bursts under 80 ms dropped. No speech at all is an empty
-//     answer, which the caller turns into "no speech detected".
-//  2. Features of speech frames only: pre-emphasis, Hamming window, 512-point
-//     FFT, 26 mel bands, log, DCT to 12 MFCCs; the pitch from the
+//     answer, which the caller turns into "no speech detected". Gaps of
+//     40 ms or more under the threshold inside a stretch are its pauses.
+//  2. Features of speech frames: pre-emphasis, Hamming window, 512-point
+//     FFT, 26 mel bands, log, DCT to 16 MFCCs; the pitch from the
 //     autocorrelation (inverse FFT of the power spectrum) and its voicing.
 //  3. Windows of 1.5 s every 0.5 s inside each stretch of speech (a shorter
 //     stretch is one window) are summed into embeddings: mean and spread of
 //     the MFCCs, mean |delta| of the MFCCs, mean log pitch of voiced frames,
-//     mean energy.
-//  4. Clustering pinned to two speakers: embeddings are standardised, split
-//     along their principal axis, refined by k-means with k = 2 and then by
-//     hard EM on two diagonal Gaussians (so an expressive voice is not cut
-//     in two).
-//  5. Speaker changes are where the labels of adjacent windows differ and
-//     at pauses; each frame takes the label of the nearest window of its
-//     stretch, a 0.3 s majority filter smooths the labels, and runs shorter
-//     than 0.3 s inside a stretch join their neighbour (a short stretch of
-//     its own, a back-channel "այո", keeps its label).
+//     mean energy; standardised, split along their principal axis, refined
+//     by k-means with k = 2 and by hard EM on two diagonal Gaussians.
+//  4. Frame-level resegmentation (reseg.go): the windows' labels seed two
+//     speaker models (8-component diagonal GMMs on per-call normalised
+//     MFCCs, deltas, energy and pitch), and a Viterbi pass over every frame
+//     picks the speakers with a switch cost that is high inside speech and
+//     nearly nothing in a pause; three rounds. An agglomerative clustering
+//     of units of at most 2 s (ahc.go) seeds a second run; the likelier of
+//     the two wins.
+//  5. Turns: a change of speaker inside a stretch moves to a pause within
+//     0.3 s, and runs shorter than 0.3 s inside a stretch join their
+//     neighbour (a short stretch of its own, a back-channel "այո" between
+//     pauses, keeps its label; one overlapping a turn never pays the
+//     switch cost and stays with the speaker who holds the turn).
+//
+// With the engine's word times, domain.AssignSpeakers then keeps every word
+// whole and moves a change that falls mid-phrase to a pause between words.
 package diarize
 
 import (
