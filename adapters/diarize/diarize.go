@@ -116,7 +116,7 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	var best [][]int
 	bestScore := math.Inf(-1)
 	for _, start := range starts {
-		frames, score := resegment(fs, regs, pause, start)
+		frames, score := resegment(fs, pause, start)
 		if best == nil || score > bestScore {
 			best, bestScore = frames, score
 		}

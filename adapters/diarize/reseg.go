@@ -155,7 +155,7 @@ func (fv *frameVectors) vector(ri, i int, out []float64) {
 // resegment refines per-frame labels (per region) with speaker models and
 // a Viterbi pass, a few rounds. A recording where one speaker has too few
 // frames to model keeps its labels.
-func resegment(fs *frameFeats, regs [][2]int, pause [][]bool, labels [][]int) ([][]int, float64) {
+func resegment(fs *frameFeats, pause [][]bool, labels [][]int) ([][]int, float64) {
 	fv := newFrameVectors(fs, pause)
 	score := math.Inf(-1)
 	for round := 0; round < resegRounds; round++ {

@@ -97,13 +97,13 @@ func syntheticCall() (*frameFeats, [][2]int, []bool, []int) {
 }
 
 func TestResegmentPutsTheChangeInThePauseAndKeepsTheBackChannelWithTheTurn(t *testing.T) {
-	fs, regs, pause, truth := syntheticCall()
+	fs, _, pause, truth := syntheticCall()
 	// The windows' labels: the change 0.5 s late, as a 1.5 s window puts it.
 	start := make([]int, 600)
 	for f := 360; f < 600; f++ {
 		start[f] = 1
 	}
-	res, _ := resegment(fs, regs, [][]bool{pause}, [][]int{start})
+	res, _ := resegment(fs, [][]bool{pause}, [][]int{start})
 	got := res[0]
 	ch := changesOf(got)
 	if len(ch) != 1 || ch[0] < 300 || ch[0] > 310 {
