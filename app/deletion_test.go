@@ -47,7 +47,7 @@ func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 			t.Errorf("delete: %v", err)
 		}
 	}}
-	tr := app.NewTranscribeAudio(w.store, w.blobs, splitter{}, rec, w.clock, t.TempDir())
+	tr := app.NewTranscribeAudio(w.store, w.blobs, splitter{}, rec, w.clock, t.TempDir(), nil)
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{tr.Handle}
 	if err := w.put(res.DocID, "MP3 12.5 1"); err != nil {
 		t.Fatal(err)

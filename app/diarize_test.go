@@ -71,7 +71,7 @@ func (c chunker) Chunk(_ context.Context, open func() (io.ReadCloser, error), di
 
 // useTranscriber swaps the world's transcribe stage for one built with opts.
 func (w *world) useTranscriber(s ports.ChannelSplitter, opts ...app.TranscribeOption) {
-	w.tr = app.NewTranscribeAudio(w.store, w.blobs, s, w.rec, w.clock, w.t.TempDir(), opts...)
+	w.tr = app.NewTranscribeAudio(w.store, w.blobs, s, w.rec, w.clock, w.t.TempDir(), nil, opts...)
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
 }
 

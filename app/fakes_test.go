@@ -79,15 +79,20 @@ func (b *blobs) Delete(_ context.Context, key string) error {
 
 func (b *blobs) Len() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.m) }
 
-func (b *blobs) Open(_ context.Context, key string) (io.ReadCloser, error) {
+func (b *blobs) Open(_ context.Context, key string) (ports.Blob, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d, ok := b.m[key]
 	if !ok {
-		return nil, domain.ErrNotFound
+		return nil, fmt.Errorf("fake blobs: no %s in memory: %w", key, domain.ErrNotFound)
 	}
-	return io.NopCloser(bytes.NewReader(d)), nil
+	return memBlob{bytes.NewReader(d)}, nil
 }
+
+// memBlob is a blob read from memory; bytes.Reader says its size.
+type memBlob struct{ *bytes.Reader }
+
+func (memBlob) Close() error { return nil }
 
 // probe "measures" fake audio written as "MP3 <seconds> <channels>".
 type probe struct{}
@@ -241,8 +246,8 @@ func newWorld(t *testing.T) *world {
 	w.create = app.NewCreateJob(s, s, signer{}, w.clock, time.Hour)
 	w.get = app.NewGetJob(s)
 	w.upload = app.NewReceiveUpload(s, w.blobs, signer{}, w.clock, 1<<20)
-	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0)
-	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir())
+	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0, nil)
+	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir(), nil)
 	w.enrich = app.NewEnrichTranscript(s, summarizer{}, nil, w.clock, nil)
 	w.notify = app.NewDeliverEvents(s, s, s, w.sender, w.clock, "http://pub", 4, nil)
 	w.analyzer = &analyzer{}

@@ -13,6 +13,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/mp3/mp3test"
 	"github.com/hyscribe/hyscribe/app"
@@ -34,8 +36,22 @@ type longBlobs struct{ long *mp3test.LongSpeech }
 func (b longBlobs) Put(context.Context, string, io.Reader, int64) (int64, error) {
 	return 0, fmt.Errorf("read-only")
 }
-func (b longBlobs) Open(context.Context, string) (io.ReadCloser, error) { return b.long.Open() }
-func (b longBlobs) Delete(context.Context, string) error                { return nil }
+func (b longBlobs) Open(context.Context, string) (ports.Blob, error) {
+	r, err := b.long.Open()
+	if err != nil {
+		return nil, err
+	}
+	return sizedBlob{r, b.long.Size()}, nil
+}
+func (b longBlobs) Delete(context.Context, string) error { return nil }
+
+// sizedBlob is a generated blob whose size is known beforehand.
+type sizedBlob struct {
+	io.ReadCloser
+	size int64
+}
+
+func (b sizedBlob) Size() int64 { return b.size }
 
 // wordFinder hears a "word" in every run of frames that code something, as
 // the fake engine and the expectation both do. Frames are the fixture's
@@ -181,7 +197,7 @@ func TestTwoHourRecordingIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	wantWords := want.finish()
 
 	w := newWorld(t)
-	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(),
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(), nil,
 		app.WithChunking(mp3.Chunker{}, ports.ChunkLimits{MaxBytes: 24 << 20, MaxSeconds: 3600}, 4))
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
 	p := w.account(domain.PlanBusiness, 3*3600)
@@ -214,6 +230,77 @@ func TestTwoHourRecordingIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	}
 	if peak.Load() > 64<<20 {
 		t.Errorf("peak heap %d bytes: memory is not flat", peak.Load())
+	}
+}
+
+// A two-hour stereo call goes through the real splitter, chunker and speech
+// client against an engine that refuses files over 25 MB: each channel (a
+// 230 MB WAV) is cut into pieces in its pauses, and the stitched segments of
+// both channels lie at their absolute times. Under the race detector, and
+// with -short, the call is three minutes against a 2.5 MB limit: the same
+// code, the same cuts, at a scale that decodes in a minute.
+func TestLongStereoCallIsChunkedUnderTheEnginesLimit(t *testing.T) {
+	seconds, limit, maxBytes := 2*3600.0, int64(25_000_000), int64(24<<20)
+	if raceDetector || testing.Short() {
+		seconds, limit, maxBytes = 180, 2_500_000, 2<<20
+	}
+	call := mp3test.NewLongCall(t, seconds)
+	const wavBytesPerSecond = 2 * mp3.SpeechRate
+	if channel := int64(call.Seconds() * wavBytesPerSecond); channel <= limit {
+		t.Fatalf("a channel is %d bytes of WAV, not over the engine's limit", channel)
+	}
+	e := asrtest.NewEngine(t, asrtest.WithMaxFileBytes(limit))
+	client, err := asr.New(asr.Config{BaseURL: e.URL(), MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := asr.Guard(client, asr.GuardConfig{Concurrency: 2})
+
+	w := newWorld(t)
+	tmp := t.TempDir()
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{&call.LongSpeech}, mp3.Splitter{}, engine, w.clock, tmp, nil,
+		app.WithChunking(mp3.Chunker{}, ports.ChunkLimits{MaxBytes: maxBytes, MaxSeconds: 3600}, 4))
+	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
+	p := w.account(domain.PlanBusiness, 3*3600)
+	res := w.newJob(p, `{"type":"phone_call"}`)
+	w.put(res.DocID, fmt.Sprintf("MP3 %.3f 2", call.Seconds()))
+
+	var peak atomic.Uint64
+	stop := sampleHeap(&peak)
+	start := time.Now()
+	w.drain()
+	stop()
+	j := w.job(res.DocID)
+	t.Logf("%.0f s stereo call, %.1f MB: %d requests (the last %.1f MB) in %v; peak heap in use %.1f MB",
+		call.Seconds(), float64(call.Size())/1e6, e.Requests(), float64(e.LastRequest().FileSize)/1e6, time.Since(start).Round(time.Millisecond), float64(peak.Load())/1e6)
+	if j.Status != domain.StatusTranscribed {
+		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+	// Every repetition of the fixture: left speaks at 0–1.5 s and 3–4.5 s,
+	// right at 1.5–3 s and 4.5–6 s, after the codec's delay.
+	var want []domain.Segment
+	for k := range call.Periods {
+		at := float64(k)*mp3test.CallPeriodSeconds + mp3test.CallDelaySeconds
+		for i, speaker := range []string{"1", "2", "1", "2"} {
+			want = append(want, domain.Segment{Start: at + 1.5*float64(i), End: at + 1.5*float64(i+1), Speaker: speaker})
+		}
+	}
+	if len(j.Segments) != len(want) {
+		t.Fatalf("%d segments after stitching, the call has %d turns", len(j.Segments), len(want))
+	}
+	for i, s := range j.Segments {
+		if s.Speaker != want[i].Speaker || math.Abs(s.Start-want[i].Start) > 0.03 || math.Abs(s.End-want[i].End) > 0.03 {
+			t.Fatalf("segment %d: speaker %s at %.3f–%.3f, want speaker %s at %.3f–%.3f", i, s.Speaker, s.Start, s.End, want[i].Speaker, want[i].Start, want[i].End)
+		}
+	}
+	if e.Requests() < 6 {
+		t.Errorf("%d requests: the channels were not cut", e.Requests())
+	}
+	if peak.Load() > 64<<20 {
+		t.Errorf("peak heap %d bytes: memory is not flat", peak.Load())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
 

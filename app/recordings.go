@@ -48,7 +48,7 @@ func NewRecordings(jobs ports.JobStore, lister ports.JobLister, analyses ports.A
 
 // HistoryPage is one page of the history.
 type HistoryPage struct {
-	Jobs     []domain.Job
+	Jobs     []ports.ListedJob
 	Analyses map[domain.DocID]domain.Analysis
 	Total    int
 }

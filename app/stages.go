@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,10 +25,12 @@ type ProcessAudio struct {
 	probe       ports.AudioProbe
 	clock       ports.Clock
 	maxDuration time.Duration
+	log         *slog.Logger
 }
 
-// NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration.
-func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.AudioProbe, clock ports.Clock, maxDuration time.Duration) *ProcessAudio {
+// NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration,
+// a nil log slog.Default().
+func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.AudioProbe, clock ports.Clock, maxDuration time.Duration, log *slog.Logger) *ProcessAudio {
 	need("jobs", jobs)
 	need("blobs", blobs)
 	need("probe", probe)
@@ -35,7 +38,10 @@ func NewProcessAudio(jobs ports.JobStore, blobs ports.BlobStore, probe ports.Aud
 	if maxDuration <= 0 {
 		maxDuration = domain.MaxDuration
 	}
-	return &ProcessAudio{jobs: jobs, blobs: blobs, probe: probe, clock: clock, maxDuration: maxDuration}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &ProcessAudio{jobs: jobs, blobs: blobs, probe: probe, clock: clock, maxDuration: maxDuration, log: log}
 }
 
 // Handle processes one hyscribe.audio.uploaded.v1 event. Repeats are no-ops.
@@ -48,6 +54,9 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return nil
 	}
 	info, err := uc.measure(ctx, j.BlobKey)
+	if errors.Is(err, domain.ErrNotFound) {
+		err = audioMissing(ctx, uc.log, uc.jobs, StageProcess, j, err)
+	}
 	if err != nil && !domain.IsPermanent(err) {
 		return err
 	}
@@ -62,9 +71,6 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 
 func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {
 	r, err := uc.blobs.Open(ctx, key)
-	if errors.Is(err, domain.ErrNotFound) {
-		return domain.AudioInfo{}, domain.ErrAudioMissing
-	}
 	if err != nil {
 		return domain.AudioInfo{}, fmt.Errorf("process: open audio: %w", err)
 	}
@@ -85,6 +91,7 @@ type TranscribeAudio struct {
 	chunker    ports.AudioChunker // nil: every recording goes to the engine whole
 	limits     ports.ChunkLimits
 	parallel   int // pieces of one recording recognised at once
+	log        *slog.Logger
 }
 
 // TranscribeOption configures TranscribeAudio.
@@ -105,14 +112,18 @@ func WithChunking(c ports.AudioChunker, limits ports.ChunkLimits, parallel int) 
 }
 
 // NewTranscribeAudio builds the stage; tempDir holds decoded channels and
-// pieces while they are recognised ("" means the OS default).
-func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string, opts ...TranscribeOption) *TranscribeAudio {
+// pieces while they are recognised ("" means the OS default); a nil log is
+// slog.Default().
+func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter ports.ChannelSplitter, recognizer ports.SpeechRecognizer, clock ports.Clock, tempDir string, log *slog.Logger, opts ...TranscribeOption) *TranscribeAudio {
 	need("jobs", jobs)
 	need("blobs", blobs)
 	need("splitter", splitter)
 	need("recognizer", recognizer)
 	need("clock", clock)
-	uc := &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir, parallel: 1}
+	if log == nil {
+		log = slog.Default()
+	}
+	uc := &TranscribeAudio{jobs: jobs, blobs: blobs, splitter: splitter, recognizer: recognizer, clock: clock, tempDir: tempDir, parallel: 1, log: log}
 	for _, o := range opts {
 		o(uc)
 	}
@@ -143,6 +154,9 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return ignoreMissing(err, "transcribe")
 	}
 	text, segs, err := uc.recognize(ctx, j)
+	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
+		err = audioMissing(ctx, uc.log, uc.jobs, StageTranscribe, j, err)
+	}
 	if err != nil && !domain.IsPermanent(err) {
 		if _, gerr := uc.jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
 			return nil // deleted while recognised, its audio with it: nothing to retry
@@ -227,44 +241,74 @@ func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.
 	return turns, nil
 }
 
-// recognizeRecording sends the recording to the engine: whole when it is
-// within the engine's limits, else as pieces cut at silences, recognised
-// concurrently and stitched back with absolute times.
+// recognizeRecording sends the recording to the engine (see recognizeFiles).
 func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job) (domain.Recognition, error) {
 	open := func() (io.ReadCloser, error) { return uc.blobs.Open(ctx, j.BlobKey) }
-	whole := func() (domain.Recognition, error) {
-		rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: "audio.mp3", Open: open})
-		if err != nil {
-			return domain.Recognition{}, domain.SpeechFailed(err)
-		}
-		return rec, nil
-	}
-	if uc.chunker == nil {
-		return whole()
-	}
-	// The chunker makes the directory only when it writes pieces: most
-	// recordings fit the engine whole, and a directory made and removed
-	// for each was 9 % of the worker's CPU (docs/performance.md).
-	base := uc.tempDir
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
-	defer os.RemoveAll(dir)
-	chunks, err := uc.chunker.Chunk(ctx, open, dir, uc.limits)
+	recs, err := uc.recognizeFiles(ctx, j, []ports.AudioFile{{Name: "audio.mp3", Open: open}})
 	if err != nil {
 		return domain.Recognition{}, err
 	}
-	if len(chunks) == 1 && chunks[0].Path == "" {
-		return whole()
+	return recs[0], nil
+}
+
+// recognizeFiles sends a job's audio files (the recording, or a stereo
+// call's two channels) to the engine, each whole when it is within the
+// engine's limits, else as pieces cut at silences; all the pieces are
+// recognised concurrently (uc.parallel at once, and never fewer than the
+// files, which always went at once) and each file's are stitched back with
+// absolute times. A file the chunker finds silent throughout is recognised
+// as nothing without a request; that is domain.ErrNoSpeech only when every
+// file is.
+func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
+	type piece struct {
+		file  int
+		audio ports.AudioFile
+		chunk *ports.Chunk // nil: the file whole
 	}
+	var pieces []piece
+	silent := 0
+	for i, f := range files {
+		if uc.chunker == nil {
+			pieces = append(pieces, piece{file: i, audio: f})
+			continue
+		}
+		// The chunker makes the directory only when it writes pieces: most
+		// recordings fit the engine whole, and a directory made and removed
+		// for each was 9 % of the worker's CPU (docs/performance.md).
+		tmp := uc.tempDir
+		if tmp == "" {
+			tmp = os.TempDir()
+		}
+		dir := filepath.Join(tmp, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
+		defer os.RemoveAll(dir)
+		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, uc.limits)
+		if errors.Is(err, domain.ErrNoSpeech) {
+			if silent++; silent == len(files) {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(chunks) == 1 && chunks[0].Path == "" {
+			pieces = append(pieces, piece{file: i, audio: f})
+			continue
+		}
+		base, ext := strings.TrimSuffix(f.Name, path.Ext(f.Name)), path.Ext(f.Name)
+		for k, c := range chunks {
+			open := func() (io.ReadCloser, error) { return os.Open(c.Path) }
+			pieces = append(pieces, piece{file: i, chunk: &c, audio: ports.AudioFile{Name: fmt.Sprintf("%s-part-%03d%s", base, k+1, ext), Open: open}})
+		}
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make([]domain.ChunkResult, len(chunks))
-	errs := make([]error, len(chunks))
-	sem := make(chan struct{}, uc.parallel)
+	recs := make([]domain.Recognition, len(pieces))
+	errs := make([]error, len(pieces))
+	sem := make(chan struct{}, max(uc.parallel, len(files)))
 	var wg sync.WaitGroup
-	for i, c := range chunks {
+	for i, p := range pieces {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -275,28 +319,39 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 				return
 			}
 			defer func() { <-sem }()
-			rec, err := uc.recognizer.Recognize(ctx, ports.AudioFile{Name: fmt.Sprintf("part-%03d.mp3", i+1), Open: func() (io.ReadCloser, error) { return os.Open(c.Path) }})
-			if err != nil {
-				errs[i] = err
+			if recs[i], errs[i] = uc.recognizer.Recognize(ctx, p.audio); errs[i] != nil {
 				cancel() // one piece lost loses the recording: stop the others
-				return
 			}
-			results[i] = domain.ChunkResult{Offset: c.Start, From: c.From, End: c.End, Rec: rec}
 		}()
 	}
 	wg.Wait()
 	// The first error that is not the cancellation it caused.
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return domain.Recognition{}, domain.SpeechFailed(err)
+			return nil, domain.SpeechFailed(err)
 		}
 	}
 	for _, err := range errs {
 		if err != nil {
-			return domain.Recognition{}, fmt.Errorf("transcribe: %w", err)
+			return nil, fmt.Errorf("transcribe: %w", err)
 		}
 	}
-	return domain.Stitch(results), nil
+	out := make([]domain.Recognition, len(files))
+	parts := make([][]domain.ChunkResult, len(files))
+	for i, p := range pieces {
+		if p.chunk == nil {
+			out[p.file] = recs[i]
+			continue
+		}
+		c := p.chunk
+		parts[p.file] = append(parts[p.file], domain.ChunkResult{Offset: c.Start, From: c.From, End: c.End, Rec: recs[i]})
+	}
+	for f, rs := range parts {
+		if len(rs) > 0 {
+			out[f] = domain.Stitch(rs)
+		}
+	}
+	return out, nil
 }
 
 // labelled reports whether the engine itself told speakers apart.
@@ -329,23 +384,13 @@ func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job
 	if len(paths) != 2 {
 		return "", nil, domain.WrongChannels("stereo", len(paths))
 	}
-	var (
-		wg   sync.WaitGroup
-		recs [2]domain.Recognition
-		errs [2]error
-	)
+	var files []ports.AudioFile
 	for i, p := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			recs[i], errs[i] = uc.recognizer.Recognize(ctx, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
-		}()
+		files = append(files, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return "", nil, domain.SpeechFailed(err)
-		}
+	recs, err := uc.recognizeFiles(ctx, j, files)
+	if err != nil {
+		return "", nil, err
 	}
 	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
 	return domain.FormatPhoneCall(segs), segs, nil
@@ -432,6 +477,22 @@ func GiveUpReason(stage string, err error) string {
 		return err.Error()
 	}
 	return domain.InternalFailure(stage)
+}
+
+// audioMissing is the failure of a job whose upload the blob store does not
+// have (err wraps domain.ErrNotFound). The customer reads
+// domain.ErrAudioMissing, which names no server path; the worker's log gets
+// the store's own words, which say where it looked (and, for local disk,
+// what to configure: a volume every process shares, or S3). A job deleted
+// meanwhile took its audio with it: that is no failure worth a log line.
+func audioMissing(ctx context.Context, log *slog.Logger, jobs ports.JobStore, stage string, j domain.Job, err error) error {
+	if _, gerr := jobs.GetJob(ctx, j.ID); errors.Is(gerr, domain.ErrNotFound) {
+		return domain.ErrAudioMissing // the transition finds no job and does nothing
+	}
+	log.LogAttrs(ctx, slog.LevelError, "the job's uploaded audio is missing from storage; the job fails",
+		slog.String("stage", stage), slog.String("docId", string(j.ID)), slog.String("blobKey", j.BlobKey),
+		slog.String("err", err.Error()))
+	return domain.ErrAudioMissing
 }
 
 // failUnlessMovedOn is a stage's permanent failure inside the job's update:

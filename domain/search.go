@@ -20,43 +20,66 @@ import (
 // FoldSearch is what stores compare: SearchText of a job contains
 // FoldSearch(q) exactly when a search for q should find it.
 func FoldSearch(s string) string {
-	f, _, _ := fold(s)
-	return f
-}
-
-// fold returns s folded, and for each byte of the result the start and the
-// end of the rune of s it came from, so that a match in the folded text can
-// be found again in s.
-func fold(s string) (string, []int, []int) {
 	var b strings.Builder
 	b.Grow(len(s))
-	from := make([]int, 0, len(s))
-	to := make([]int, 0, len(s))
-	emit := func(r rune, start, end int) {
-		n := b.Len()
-		b.WriteRune(r)
-		for i := n; i < b.Len(); i++ {
-			from, to = append(from, start), append(to, end)
-		}
-	}
 	var prev rune
-	for i, r := range s {
+	for _, r := range s {
+		r, ev := foldRune(r, prev)
+		if ev {
+			b.WriteRune('ե')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// foldRune folds one rune of a text after prev (the previous folded
+// rune): its folded form, and ev when և was written, which folds to ե
+// before it.
+func foldRune(r, prev rune) (folded rune, ev bool) {
+	r = unicode.ToLower(r)
+	switch {
+	case r == 'և':
+		return 'վ', true
+	case r == 'ւ' && prev == 'ե':
+		return 'վ', false
+	}
+	return r, false
+}
+
+// foldedSpan returns the bytes of text whose folding holds the first
+// occurrence of fq (folded and not empty) in FoldSearch(text): the start
+// of the rune the match begins in and the end of the rune it ends in.
+func foldedSpan(text, fq string) (start, end int, ok bool) {
+	at := strings.Index(FoldSearch(text), fq)
+	if at < 0 {
+		return 0, 0, false
+	}
+	last := at + len(fq) - 1 // the match's last folded byte
+	off := 0                 // folded bytes before the rune at i
+	start = -1
+	var prev rune
+	for i, r := range text {
 		end := i + utf8.RuneLen(r)
 		if r == utf8.RuneError {
 			end = i + 1
 		}
-		r = unicode.ToLower(r)
-		switch {
-		case r == 'և':
-			emit('ե', i, end)
-			r = 'վ'
-		case r == 'ւ' && prev == 'ե':
-			r = 'վ'
+		f, ev := foldRune(r, prev)
+		n := utf8.RuneLen(f)
+		if ev {
+			n += utf8.RuneLen('ե')
 		}
-		emit(r, i, end)
-		prev = r
+		if start < 0 && at < off+n {
+			start = i
+		}
+		if last < off+n {
+			return start, end, true
+		}
+		off += n
+		prev = f
 	}
-	return b.String(), from, to
+	return 0, 0, false
 }
 
 // SearchText is the folded text a search of a job's history reads: the
@@ -118,6 +141,31 @@ type Snippet struct {
 	Before, Match, After string
 }
 
+// SnippetRadius is how many characters a search result shows either side
+// of the match in a transcript.
+const SnippetRadius = 60
+
+// SearchExcerpt is the shortest prefix of text from which FindSnippet(…, q,
+// radius) reads the snippet it reads from the whole text: through the
+// first match and radius+1 characters beyond it, or all of text; "" when
+// text does not contain q. A store lists this instead of the transcript
+// (ports.JobLister); any longer prefix does as well.
+func SearchExcerpt(text, q string, radius int) string {
+	fq := FoldSearch(strings.TrimSpace(q))
+	if fq == "" {
+		return ""
+	}
+	_, end, ok := foldedSpan(text, fq)
+	if !ok {
+		return ""
+	}
+	for n := 0; n <= radius && end < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	return text[:end]
+}
+
 // FindSnippet finds q in text as a search would (folded) and returns the
 // match with up to about radius characters either side, cut at spaces and
 // marked "…" where text goes on. ok is false when text does not contain q.
@@ -126,12 +174,10 @@ func FindSnippet(text, q string, radius int) (Snippet, bool) {
 	if fq == "" {
 		return Snippet{}, false
 	}
-	ft, from, to := fold(text)
-	at := strings.Index(ft, fq)
-	if at < 0 {
+	start, end, ok := foldedSpan(text, fq)
+	if !ok {
 		return Snippet{}, false
 	}
-	start, end := from[at], to[at+len(fq)-1]
 	lo := cutBack(text, start, radius)
 	hi := cutForward(text, end, radius)
 	sn := Snippet{Before: text[lo:start], Match: text[start:end], After: text[end:hi]}

@@ -5,6 +5,7 @@ package ports
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -138,12 +139,49 @@ type JobQuery struct {
 	Offset int
 }
 
+// ListedJob is a job as the history page lists it: what a row shows, read
+// without the job's transcript, segments and audio details, which a page of
+// 25 rows would otherwise carry by the tens of kilobytes.
+type ListedJob struct {
+	ID          domain.DocID
+	AccountID   domain.AccountID
+	Type        domain.JobType
+	Status      domain.Status
+	ChecklistID string
+	CreatedAt   time.Time
+	Title       string
+	Error       string
+	Metadata    json.RawMessage
+	Duration    *float64 // the recording's seconds (Job.Duration), nil until processed
+	// Excerpt is, with a Search, a prefix of the transcription from which
+	// domain.FindSnippet(…, Search, domain.SnippetRadius) reads what it
+	// reads from the whole: at least domain.SearchExcerpt of it, and,
+	// where the transcription has the search early, not much more. ""
+	// without a Search.
+	Excerpt string
+}
+
+// Listing is j as ListJobs lists it for a search ("" for none), with the
+// shortest Excerpt: what an in-memory store returns, and what a store's
+// listing is checked against.
+func Listing(j domain.Job, search string) ListedJob {
+	l := ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
+		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Duration: j.Duration()}
+	if j.Metadata != nil {
+		l.Metadata = append(json.RawMessage(nil), j.Metadata...)
+	}
+	if search != "" {
+		l.Excerpt = domain.SearchExcerpt(j.Transcription, search, domain.SnippetRadius)
+	}
+	return l
+}
+
 // JobLister lists jobs for people.
 type JobLister interface {
 	// ListJobs returns one page of the account's jobs matching q, newest
 	// first (ties by ID), and how many match in all. Jobs of other accounts
 	// never appear.
-	ListJobs(ctx context.Context, q JobQuery) ([]domain.Job, int, error)
+	ListJobs(ctx context.Context, q JobQuery) ([]ListedJob, int, error)
 	// AnalysesByDocs returns the analyses of those of the account's jobs
 	// that have one, keyed by docId.
 	AnalysesByDocs(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Analysis, error)
@@ -281,10 +319,21 @@ type BlobStore interface {
 	// domain.ErrTooLarge. Nothing is visible under key unless Put succeeds;
 	// a later Put to the same key replaces it.
 	Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error)
-	// Open reads key; domain.ErrNotFound if absent.
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Open reads key and says how long it is, so that it can be sent on
+	// with a Content-Length. A key that is absent is domain.ErrNotFound,
+	// wrapped in an error that says where the store looked (a path, a
+	// bucket): that is for the operator's log, never for customers.
+	Open(ctx context.Context, key string) (Blob, error)
 	// Delete removes key; deleting an absent key succeeds.
 	Delete(ctx context.Context, key string) error
+}
+
+// Blob is a blob opened for reading.
+type Blob interface {
+	io.ReadCloser
+	// Size is the blob's length in bytes as it was opened: the bytes the
+	// reader yields.
+	Size() int64
 }
 
 // UploadSigner issues and checks pre-signed upload addresses.
@@ -320,6 +369,9 @@ type ChannelSplitter interface {
 // AudioFile is audio handed to a speech engine.
 type AudioFile struct {
 	Name string // file name with its extension: "audio.mp3", "left.wav"
+	// Open opens the audio anew for every attempt. A reader whose length is
+	// known (a Blob, or an *os.File of a regular file) lets the recognizer
+	// send it with a Content-Length, which some engines and proxies require.
 	Open func() (io.ReadCloser, error)
 }
 

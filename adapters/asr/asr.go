@@ -282,9 +282,14 @@ type switchWriter struct{ w io.Writer }
 
 func (s *switchWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// sizeOf returns the length of a regular file, -1 for any other reader (the
-// body is then sent chunked).
+// sizeOf returns the length of a reader that knows it (a ports.Blob, from
+// local disk or an object store) or of a regular file, -1 for any other
+// reader (the body is then sent chunked, which some engines and proxies
+// refuse with 411 Length Required).
 func sizeOf(r io.Reader) int64 {
+	if b, ok := r.(interface{ Size() int64 }); ok && b.Size() >= 0 {
+		return b.Size()
+	}
 	if s, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
 			return fi.Size()

@@ -532,3 +532,30 @@ func TestNotConfigured(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// sized is audio that is no file but knows its length, as a ports.Blob
+// opened from an object store does.
+type sized struct {
+	*bytes.Reader
+}
+
+func (sized) Close() error { return nil }
+
+var _ ports.Blob = sized{}
+
+func TestRecognizeSendsTheLengthOfABlob(t *testing.T) {
+	e := asrtest.NewEngine(t, asrtest.WithLengthRequired())
+	audio := ports.AudioFile{Name: "audio.wav", Open: func() (io.ReadCloser, error) { return sized{bytes.NewReader(twoTones)}, nil }}
+	rec, err := newClient(t, e.URL()).Recognize(t.Context(), audio)
+	if err != nil {
+		t.Fatalf("an engine that refuses chunked bodies: %v", err)
+	}
+	req := e.LastRequest()
+	if e.Chunked() != 0 || req.ContentLength <= int64(len(twoTones)) || req.FileSize != int64(len(twoTones)) {
+		t.Errorf("engine got Content-Length %d, %d chunked requests, a %d-byte file; want the length of a form around %d bytes",
+			req.ContentLength, e.Chunked(), req.FileSize, len(twoTones))
+	}
+	if len(rec.Segments) != 2 {
+		t.Fatalf("segments %+v", rec.Segments)
+	}
+}

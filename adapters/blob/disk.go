@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // ErrInvalidKey is returned for a key the store refuses to map to a path.
@@ -110,14 +111,17 @@ func (d *Disk) Put(ctx context.Context, key string, r io.Reader, maxBytes int64)
 	return n, nil
 }
 
-// Open reads key; domain.ErrNotFound if absent.
-func (d *Disk) Open(_ context.Context, key string) (io.ReadCloser, error) {
+// Open reads key with its size; domain.ErrNotFound if absent, in an error
+// that names the file looked for and the host, and says what a missing
+// upload usually means: a process that does not share the disk of the API
+// that received it.
+func (d *Disk) Open(_ context.Context, key string) (ports.Blob, error) {
 	if err := checkKey(key); err != nil {
 		return nil, fmt.Errorf("blob.Open: %w", err)
 	}
 	f, err := d.root.Open(filepath.FromSlash(key))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("blob.Open %s: %w", key, domain.ErrNotFound)
+		return nil, d.missing(key)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("blob.Open %s: %w", key, err)
@@ -130,10 +134,38 @@ func (d *Disk) Open(_ context.Context, key string) (io.ReadCloser, error) {
 	if !st.Mode().IsRegular() {
 		// A key naming a directory ("audio/<docId>") is not a blob.
 		_ = f.Close()
-		return nil, fmt.Errorf("blob.Open %s: %w", key, domain.ErrNotFound)
+		return nil, d.missing(key)
 	}
-	return f, nil
+	return file{File: f, size: st.Size()}, nil
 }
+
+// MissingHint is the advice a missing blob's error gives: blobs are files
+// on one machine's disk, so every process that reads them needs the
+// directory the API wrote them to.
+const MissingHint = "local uploads are files on the disk of the API process that received them: " +
+	"every api and worker process needs the same HYSCRIBE_DATA_DIR on one shared volume, or set HYSCRIBE_S3_ENDPOINT for S3 uploads"
+
+// missing is the error of an absent key: where it was looked for, on which
+// host, and MissingHint. It names server paths, so it is for the log only.
+func (d *Disk) missing(key string) error {
+	path := filepath.Join(d.dir, filepath.FromSlash(key))
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "?"
+	}
+	return fmt.Errorf("blob.Open %s: no file %s on host %s (%s): %w", key, path, host, MissingHint, domain.ErrNotFound)
+}
+
+// file is an opened blob: the file and its size when it was opened.
+type file struct {
+	*os.File
+	size int64
+}
+
+func (f file) Size() int64 { return f.size }
 
 // Delete removes key; a key already absent is not an error.
 func (d *Disk) Delete(_ context.Context, key string) error {

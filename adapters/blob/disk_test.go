@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 func newDisk(t *testing.T) *Disk {
@@ -74,6 +77,11 @@ func TestDiskPutOpenRoundTrip(t *testing.T) {
 	if got := readBlob(t, d, key); !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes, want the %d written", len(got), len(data))
 	}
+	if b, err := d.Open(ctx, key); err != nil || b.Size() != int64(len(data)) {
+		t.Fatalf("Open: size %v, %v; want %d", b, err, len(data))
+	} else {
+		b.Close()
+	}
 	// Keys map to nested paths, and nothing else is left behind.
 	if got := files(t, d); len(got) != 1 || got[0] != key {
 		t.Fatalf("files = %v, want [%s]", got, key)
@@ -104,6 +112,37 @@ func TestDiskOpenMissing(t *testing.T) {
 		if !errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("Open(%q) = %v, want ErrNotFound", key, err)
 		}
+		// For the worker's log: the file looked for, on which host, and
+		// what a process that cannot see the API's uploads needs.
+		abs, _ := filepath.Abs(filepath.Join(d.Dir(), filepath.FromSlash(key)))
+		host, _ := os.Hostname()
+		if msg := err.Error(); !strings.Contains(msg, abs) || !strings.Contains(msg, "host "+host) || !strings.Contains(msg, MissingHint) {
+			t.Errorf("Open(%q) = %q, want it to name %s, host %s and the shared-volume advice", key, msg, abs, host)
+		}
+	}
+	if !strings.Contains(MissingHint, "HYSCRIBE_DATA_DIR") || !strings.Contains(MissingHint, "shared volume") || !strings.Contains(MissingHint, "HYSCRIBE_S3_ENDPOINT") {
+		t.Errorf("MissingHint %q does not say what to configure", MissingHint)
+	}
+}
+
+func TestDiskBlobGoesToTheEngineWithItsLength(t *testing.T) {
+	d := newDisk(t)
+	ctx := t.Context()
+	audio := asrtest.WAV(16000, 1, 2, asrtest.Tone{Start: 0.5, End: 1.0})
+	if _, err := d.Put(ctx, "audio/doc/a.mp3", bytes.NewReader(audio), 0); err != nil {
+		t.Fatal(err)
+	}
+	engine := asrtest.NewEngine(t, asrtest.WithLengthRequired())
+	c, err := asr.New(asr.Config{BaseURL: engine.URL(), MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() (io.ReadCloser, error) { return d.Open(ctx, "audio/doc/a.mp3") }
+	if _, err := c.Recognize(ctx, ports.AudioFile{Name: "audio.wav", Open: open}); err != nil {
+		t.Fatalf("an engine that refuses chunked bodies: %v", err)
+	}
+	if req := engine.LastRequest(); engine.Chunked() != 0 || req.ContentLength <= int64(len(audio)) || req.FileSize != int64(len(audio)) {
+		t.Errorf("engine got Content-Length %d (%d chunked), a %d-byte file; want the length of a form around %d bytes", req.ContentLength, engine.Chunked(), req.FileSize, len(audio))
 	}
 }
 

@@ -14,8 +14,15 @@
 // of words the conversation keeps returning to scores high, greetings and
 // fillers score nothing. Early sentences get a small boost, since calls tend
 // to state their purpose first. The summary is the best sentences in their
-// original order; the title is the best sentence, shortened to its best run
-// of clauses when it is too long.
+// original order.
+//
+// The title is a short noun phrase naming the topic, as a person would
+// title the call ("Պատվերի առաքում"), built from the call's key terms by a
+// rough Armenian morphology (topic.go): the thing the call keeps returning
+// to, in the genitive, and what was done or asked about it, as a noun.
+// Without such terms (a transcript not in Armenian, or without content
+// words) it falls back to the best sentence, shortened to its best run of
+// clauses when it is too long.
 package extractive
 
 import (
@@ -70,8 +77,8 @@ type sentence struct {
 	score float64
 }
 
-// Summarize returns a title and a resolution made of the transcript's own
-// sentences. The same transcript always gives the same result. An empty
+// Summarize returns a title naming the call's topic and a resolution made
+// of the transcript's own sentences. The same transcript always gives the same result. An empty
 // transcript is a permanent error: no retry can summarise it.
 func (s *Summarizer) Summarize(ctx context.Context, transcript string) (title, resolution string, err error) {
 	if strings.TrimSpace(transcript) == "" {
@@ -91,7 +98,13 @@ func (s *Summarizer) Summarize(ctx context.Context, transcript string) (title, r
 			best = i
 		}
 	}
-	return s.title(sents[best], weights), resolve(sents), nil
+	title = s.topicTitle(sents)
+	if title == "" {
+		title = s.title(sents[best], weights)
+	} else if cut, ok := cutWords(title, MaxTitleRunes); ok {
+		title = cut
+	}
+	return title, resolve(sents), nil
 }
 
 // score sets each sentence's terms and score and returns the term weights.

@@ -17,7 +17,8 @@ import (
 // fails only when they fall below floors set from the measured values minus
 // a margin, so a change that makes summaries worse is caught.
 const (
-	floorTitleRouge1   = 0.09 // measured 0.126
+	floorTitleRouge1   = 0.35 // measured 0.440 (0.126 when titles were clauses of the call)
+	floorTitleRougeL   = 0.30 // measured 0.400 (0.111 when titles were clauses of the call)
 	floorSummaryRouge1 = 0.45 // measured 0.535
 	floorSummaryRougeL = 0.42 // measured 0.503
 )
@@ -30,7 +31,29 @@ type referenceCall struct {
 }
 
 func TestSummaryQuality(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "summaries", "calls.json"))
+	for _, set := range []struct {
+		file string
+		gate bool // the floors apply (the set the summariser was tuned on)
+	}{
+		{"calls.json", true},
+		// Held out: written before the noun-phrase titles were tuned on
+		// calls.json, and never tuned on; its figures say how much of the
+		// tuning set's gain carries over.
+		{"heldout.json", false},
+	} {
+		t.Run(set.file, func(t *testing.T) {
+			t1, tl, s1, sl := scoreSet(t, set.file)
+			if set.gate && (t1 < floorTitleRouge1 || tl < floorTitleRougeL || s1 < floorSummaryRouge1 || sl < floorSummaryRougeL) {
+				t.Errorf("quality fell below the floors (title R1 %.2f, title RL %.2f, summary R1 %.2f, summary RL %.2f)", floorTitleRouge1, floorTitleRougeL, floorSummaryRouge1, floorSummaryRougeL)
+			}
+		})
+	}
+}
+
+// scoreSet runs the summariser over one file of reference calls, logs the
+// figures and returns the mean ROUGE F1s.
+func scoreSet(t *testing.T, file string) (titleR1, titleRL, summaryR1, summaryRL float64) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "summaries", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,17 +77,17 @@ func TestSummaryQuality(t *testing.T) {
 		s1s += rouge1(stems(summary), stems(c.Summary))
 	}
 	n := float64(len(calls))
-	t.Logf("quality over %d calls (ROUGE F1, tokens lower-cased, no stemming):", len(calls))
+	t.Logf("quality over %d calls of %s (ROUGE F1, tokens lower-cased, no stemming):", len(calls), file)
 	t.Logf("rouge title:   ROUGE-1 %.3f  ROUGE-L %.3f", t1/n, tl/n)
 	t.Logf("rouge summary: ROUGE-1 %.3f  ROUGE-L %.3f", s1/n, sl/n)
 	t.Logf("rouge with the summariser's Armenian suffix stripping: title ROUGE-1 %.3f, summary ROUGE-1 %.3f", t1s/n, s1s/n)
-	if t1/n < floorTitleRouge1 || s1/n < floorSummaryRouge1 || sl/n < floorSummaryRougeL {
-		t.Errorf("quality fell below the floors (title R1 %.2f, summary R1 %.2f, summary RL %.2f)", floorTitleRouge1, floorSummaryRouge1, floorSummaryRougeL)
-	}
+	return t1 / n, tl / n, s1 / n, sl / n
 }
 
-// checkFluentTitle: one line, within the limit, made of whole words of the
-// transcript (never a word cut in the middle), not ending on a joiner.
+// checkFluentTitle: one line, within the limit, made of forms of the
+// transcript's words (a noun phrase inflects them: "պատվերը" gives
+// "Պատվերի"; no word is cut in the middle or made up), not ending on a
+// joiner.
 func checkFluentTitle(t *testing.T, c referenceCall, title string) {
 	t.Helper()
 	if title == "" || strings.ContainsAny(title, "\n\r") || utf8.RuneCountInString(title) > MaxTitleRunes {
@@ -76,8 +99,8 @@ func checkFluentTitle(t *testing.T, c referenceCall, title string) {
 	}
 	toks := tokens(title)
 	for _, w := range toks {
-		if !vocab[w] {
-			t.Errorf("%s: title %q has %q, which is not a whole word of the transcript", c.ID, title, w)
+		if !formOfSome(w, vocab) {
+			t.Errorf("%s: title %q has %q, which is no form of a word of the transcript", c.ID, title, w)
 		}
 	}
 	if n := len(toks); n > 0 {

@@ -18,7 +18,8 @@ import (
 var _ ports.AudioChunker = Chunker{}
 
 // Chunker cuts long MP3 recordings into MP3 pieces a speech engine accepts,
-// without decoding them. The zero value is ready.
+// without decoding them, and the WAV channels Splitter writes into WAV
+// pieces (wavchunk.go). The zero value is ready.
 //
 // Why MP3 slices rather than decoded WAV: a layer III frame is a
 // self-delimiting unit, so a slice of consecutive frames is itself a valid
@@ -34,20 +35,60 @@ var _ ports.AudioChunker = Chunker{}
 // no word is heard twice.
 type Chunker struct{}
 
-// frameStat is what pass one keeps per frame: 4 bytes, about 150 KB an hour.
+// frameStat is what pass one keeps per MP3 frame (about 150 KB an hour) or
+// per 20 ms window of a WAV file (180 KB an hour).
 type frameStat struct {
 	size  uint16 // bytes
-	level uint8  // see loudness
+	level uint8  // see loudness and wavLevel; 0 codes nothing
 }
 
-// Chunk implements ports.AudioChunker.
+// Chunk implements ports.AudioChunker. It takes the MP3 uploads and the WAV
+// files Splitter writes (a stereo call's channels, see wavchunk.go); pieces
+// are of the recording's format.
 func (Chunker) Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ports.ChunkLimits) ([]ports.Chunk, error) {
-	stats, ref, lead, err := scanFrames(ctx, open)
+	r, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
+	}
+	br := newReader(r)
+	defer putReader(br)
+	head, _ := br.Peek(12)
+	if isWAV(head) {
+		w, err := scanWAV(ctx, br)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		plan, err := planPieces(w.stats, w.windowSec, w.seconds(), limits)
+		if err != nil {
+			return nil, err
+		}
+		if len(plan) == 1 {
+			return []ports.Chunk{{End: w.seconds()}}, nil
+		}
+		return writeWAVChunks(ctx, open, dir, plan, w)
+	}
+	stats, ref, lead, err := scanFrames(ctx, br)
+	r.Close()
 	if err != nil {
 		return nil, err
 	}
 	frameSec := float64(ref.samples) / float64(ref.sampleRate)
 	total := float64(len(stats)) * frameSec
+	plan, err := planPieces(stats, frameSec, total, limits)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan) == 1 {
+		return []ports.Chunk{{End: max(total-lead, 0)}}, nil
+	}
+	return writeChunks(ctx, open, dir, plan, stats, frameSec, lead)
+}
+
+// planPieces cuts a recording of units (MP3 frames, WAV windows) of unitSec
+// each into pieces within limits, in its quietest stretches. A recording
+// whose every unit codes nothing is domain.ErrNoSpeech.
+func planPieces(stats []frameStat, unitSec, total float64, limits ports.ChunkLimits) ([]domain.Span, error) {
 	var bytes int64
 	for _, s := range stats {
 		bytes += int64(s.size)
@@ -63,19 +104,16 @@ func (Chunker) Chunk(ctx context.Context, open func() (io.ReadCloser, error), di
 	if silent(stats) {
 		return nil, domain.Permanent(domain.ErrNoSpeech)
 	}
-	silences := quietSpans(stats, frameSec)
+	silences := quietSpans(stats, unitSec)
 	var plan []domain.Span
 	for range 20 {
 		plan = domain.PlanChunks(total, maxSec, silences)
-		if fits(plan, stats, frameSec, limits.MaxBytes) {
+		if fits(plan, stats, unitSec, limits.MaxBytes) {
 			break
 		}
 		maxSec *= 0.9
 	}
-	if len(plan) == 1 {
-		return []ports.Chunk{{End: max(total-lead, 0)}}, nil
-	}
-	return writeChunks(ctx, open, dir, plan, stats, frameSec, lead)
+	return plan, nil
 }
 
 // silent reports a recording whose every frame codes nothing: digital
@@ -102,12 +140,7 @@ func levels(stats []frameStat) []uint8 {
 }
 
 // scanFrames is pass one: every audio frame's size and coded bits.
-func scanFrames(ctx context.Context, open func() (io.ReadCloser, error)) ([]frameStat, header, float64, error) {
-	r, err := open()
-	if err != nil {
-		return nil, header{}, 0, fmt.Errorf("mp3.Chunk: open: %w", err)
-	}
-	defer r.Close()
+func scanFrames(ctx context.Context, r io.Reader) ([]frameStat, header, float64, error) {
 	s := newScanner(ctx, r)
 	defer s.release()
 	st, err := s.begin()

@@ -5,7 +5,10 @@
 // with a readable reason and computes the exact duration from the frames it
 // counts. Splitter (a ports.ChannelSplitter) decodes with
 // github.com/hajimehoshi/go-mp3 and writes each channel as a 16 kHz mono WAV
-// file for speech recognition.
+// file for speech recognition. Chunker (a ports.AudioChunker) cuts recordings
+// longer than a speech engine takes into pieces at their silences: MP3
+// uploads into runs of frames, without decoding, and Splitter's WAV files (a
+// stereo call's channels) into WAV pieces.
 //
 // Both stream in constant memory whatever the length of the recording: a
 // bufio.Reader holds the only window onto the file, and frames are handed on

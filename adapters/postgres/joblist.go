@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,12 +15,16 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
+// listedCols are the columns of a listed job (sqlstore.ListedScan); the
+// duration is read as its JSON text.
+var listedCols = sqlstore.ListedCols("audio::json ->> 'duration'")
+
 // ListJobs returns one page of the account's jobs matching q, newest first
-// (ties by ID), and how many match in all: a count and the page in one
-// round trip, both on the index jobs_account_created. Search is a
+// (ties by ID), and how many match in all, in one statement (the count an
+// InitPlan beside the page) on the index jobs_account_created. Search is a
 // substring of the stored search_text (see webquery), never lower(), whose
-// result depends on the database's locale.
-func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
+// result depends on the database's locale; see searchJobs.
+func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("postgres.ListJobs: no account")
 	}
@@ -46,60 +49,57 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]domain.Job, i
 	if !q.To.IsZero() {
 		where = append(where, "created_at < "+param(toMs(q.To)))
 	}
-	with := ""
-	if q.Search != "" {
-		// The matches come from the trigram index alone (see searchJobs),
-		// then are kept to the account's.
-		with = `WITH hits AS MATERIALIZED (SELECT id FROM jobs WHERE search_text LIKE '%' || ` + param(webquery.Contains(q.Search)) + ` || '%' ESCAPE '\') `
-		where = append(where, "id IN (SELECT id FROM hits)")
-	}
-	cond := " WHERE " + strings.Join(where, " AND ")
-	countArgs := slices.Clone(args)
-	count := with + "SELECT count(*) FROM jobs" + cond
 	limit, offset := webquery.Page(q)
-	order := " ORDER BY created_at DESC, id DESC LIMIT " + param(limit) + " OFFSET " + param(offset)
-	if q.Search != "" {
-		// One evaluation of the hits gives the page and, beside each row,
-		// how many match in all.
-		page := with + "SELECT " + strings.Join(jobCols, ", ") + ", count(*) OVER () FROM jobs" + cond + order
-		return s.searchJobs(ctx, page, args, count, countArgs)
+	order := " ORDER BY created_at DESC, id DESC"
+	if q.Search == "" {
+		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
+		page := "SELECT " + listedCols + ", '', (SELECT count(*)" + cond + ")" + cond + order +
+			" LIMIT " + param(limit) + " OFFSET " + param(offset)
+		jobs, total, err := readListed(s.pool.Query(ctx, page, args...))
+		if err == nil && len(jobs) == 0 && offset > 0 {
+			// Past the last page no row carries the total.
+			err = s.pool.QueryRow(ctx, "SELECT count(*)"+cond, args[:len(args)-2]...).Scan(&total)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		}
+		return jobs, total, nil
 	}
-	b := &pgx.Batch{}
-	b.Queue(count, countArgs...)
-	b.Queue(jobSelect+cond+order, args...)
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	jobs, total, err := readJobPage(br)
-	if err != nil {
-		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", err)
-	}
-	return jobs, total, nil
+	// The matches come from the trigram index alone (see searchJobs), are
+	// kept to the account's and its filters once (m), and give the count
+	// and the page; only the page's rows read their excerpt.
+	with := `WITH hits AS MATERIALIZED (SELECT id FROM jobs WHERE search_text LIKE '%' || ` + param(webquery.Contains(q.Search)) + ` || '%' ESCAPE '\'), ` +
+		"m AS MATERIALIZED (SELECT id, created_at FROM jobs WHERE " + strings.Join(where, " AND ") + " AND id IN (SELECT id FROM hits)) "
+	count := with + "SELECT count(*) FROM m"
+	countArgs := args[:len(args):len(args)]
+	folded, beyond := webquery.Excerpt(q.Search)
+	excerpt := "left(transcription, strpos(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " + param(folded) + ") + " + param(beyond) + ")"
+	page := with + "SELECT " + listedCols + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
+		" LIMIT " + param(limit) + " OFFSET " + param(offset) + ")" + order
+	return s.searchJobs(ctx, page, args, count, countArgs, offset)
 }
 
-// readJobPage reads ListJobs's batch: the count, then the page. Errors
-// are the domain's (translated), not yet wrapped.
-func readJobPage(br pgx.BatchResults) ([]domain.Job, int, error) {
-	var total int
-	if err := br.QueryRow().Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := br.Query()
+// readListed reads ListJobs's rows: a listed job, its excerpt and the
+// total. Errors are the database's, not yet translated.
+func readListed(rows pgx.Rows, err error) ([]ports.ListedJob, int, error) {
 	if err != nil {
-		return nil, 0, translate(err)
+		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []domain.Job{}
+	out := []ports.ListedJob{}
+	var total int
 	for rows.Next() {
-		j, err := toDomainJob(rows)
-		if err != nil {
-			return nil, 0, translate(err)
+		var r sqlstore.ListedScan
+		if err := rows.Scan(append(r.Dest(), &r.Excerpt, &total)...); err != nil {
+			return nil, 0, err
 		}
-		out = append(out, j)
+		l, err := r.Listed()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, l)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, translate(err)
-	}
-	return out, total, nil
+	return out, total, rows.Err()
 }
 
 // AnalysesByDocs returns the analyses of those of docs that are the
@@ -136,52 +136,55 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 // hits come from the trigram index jobs_search_trgm: its cost model prices
 // a LIKE on a long transcript like a comparison of two integers, and so
 // prefers testing every row of the account (200 ms at 10,000 recordings) to
-// the index (3 ms). The setting and the query go in one round trip; a page
-// past the last match has no row to carry the total, and asks count.
-func (s *Store) searchJobs(ctx context.Context, page string, args []any, count string, countArgs []any) (jobs []domain.Job, total int, err error) {
-	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue("SET LOCAL enable_seqscan = off")
-		b.Queue(page, args...)
-		br := tx.SendBatch(ctx, b)
-		jobs, total, err = readSearchPage(br)
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && len(jobs) == 0 {
-			err = tx.QueryRow(ctx, count, countArgs...).Scan(&total)
-		}
+// the index (3 ms). BEGIN, the setting, the query and COMMIT go in one
+// round trip (a batch); a page past the last match has no row to carry the
+// total, and asks count the same way. A failed batch leaves its
+// transaction open, and the pool closes such a connection when it is
+// released.
+func (s *Store) searchJobs(ctx context.Context, page string, args []any, count string, countArgs []any, offset int) ([]ports.ListedJob, int, error) {
+	var jobs []ports.ListedJob
+	var total int
+	err := s.readOnly(ctx, page, args, func(rows pgx.Rows, err error) error {
+		jobs, total, err = readListed(rows, err)
 		return err
 	})
+	if err == nil && len(jobs) == 0 && offset > 0 {
+		err = s.readOnly(ctx, count, countArgs, func(rows pgx.Rows, err error) error {
+			if err != nil {
+				return err
+			}
+			_, err = pgx.ForEachRow(rows, []any{&total}, func() error { return nil })
+			return err
+		})
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
 	}
 	return jobs, total, nil
 }
 
-// readSearchPage reads searchJobs's batch: the setting, then the page,
-// each row with the total.
-func readSearchPage(br pgx.BatchResults) ([]domain.Job, int, error) {
-	if _, err := br.Exec(); err != nil {
-		return nil, 0, err
+// readOnly runs query with enable_seqscan off in a read-only transaction,
+// all in one batch, and gives its rows to read.
+func (s *Store) readOnly(ctx context.Context, query string, args []any, read func(pgx.Rows, error) error) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	b.Queue("SET LOCAL enable_seqscan = off")
+	b.Queue(query, args...)
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, 0, err
+	if err == nil {
+		rows, qerr := br.Query()
+		err = read(rows, qerr)
 	}
-	defer rows.Close()
-	out := []domain.Job{}
-	var total int
-	for rows.Next() {
-		var r sqlstore.JobScan
-		if err := rows.Scan(append(r.Dest(), &total)...); err != nil {
-			return nil, 0, err
-		}
-		j, err := r.Job()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, j)
+	if err == nil {
+		_, err = br.Exec()
 	}
-	return out, total, rows.Err()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

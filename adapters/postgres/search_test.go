@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
@@ -65,4 +66,41 @@ func BenchmarkSearch10k(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// TestSearchIndexPendingListIsSmall: the trigram index merges its pending
+// list at 256 kB (migration 10), also in a database upgraded from before
+// it, so that a search never reads megabytes of recent rows.
+func TestSearchIndexPendingListIsSmall(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openURL(t, url)
+	limit := func() string {
+		t.Helper()
+		var opts []string
+		err := s.pool.QueryRow(ctx, `SELECT coalesce(c.reloptions, '{}') FROM pg_class c
+			WHERE c.relname = 'jobs_search_trgm' AND c.relnamespace = current_schema()::regnamespace`).Scan(&opts)
+		if err != nil {
+			t.Skipf("no trigram index (pg_trgm unavailable?): %v", err)
+		}
+		return strings.Join(opts, ",")
+	}
+	if got := limit(); got != "gin_pending_list_limit=256" {
+		t.Fatalf("index options %q, want gin_pending_list_limit=256", got)
+	}
+	// A database of migration 9: the index with its default limit.
+	if _, err := s.pool.Exec(ctx, `ALTER INDEX jobs_search_trgm RESET (gin_pending_list_limit)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = 10`); err != nil {
+		t.Fatal(err)
+	}
+	if got := limit(); got != "" {
+		t.Fatalf("index options after the reset %q: the test proves nothing", got)
+	}
+	s.Close()
+	s = openURL(t, url)
+	if got := limit(); got != "gin_pending_list_limit=256" {
+		t.Fatalf("index options after the upgrade %q, want gin_pending_list_limit=256", got)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/notification"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // DefaultRegion is the region assumed when none is configured (MinIO's).
@@ -108,9 +109,10 @@ func (s *Store) EnsureBucket(ctx context.Context) error {
 }
 
 // EnableUploadNotifications makes the bucket announce every object PUT under
-// AudioPrefix to the notification target arn ("arn:minio:sqs::hyscribe:kafka"
-// for MinIO's Kafka target with ID hyscribe). It replaces the bucket's
-// notification configuration, so running it again changes nothing.
+// AudioPrefix to the notification target arn ("arn:minio:sqs::HYSCRIBE:kafka"
+// for the Kafka target MinIO starts with MINIO_NOTIFY_KAFKA_ENABLE_HYSCRIBE=on:
+// the ID keeps its case). It replaces the bucket's notification
+// configuration, so running it again changes nothing.
 func (s *Store) EnableUploadNotifications(ctx context.Context, arn string) error {
 	a, err := notification.NewArnFromString(arn)
 	if err != nil {
@@ -194,25 +196,36 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, maxBytes int64
 // putPartSize is the part size of Put's streaming upload.
 const putPartSize = 16 << 20
 
-// Open reads key; domain.ErrNotFound if absent.
-func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	// GetObject sends nothing until the first read; Stat makes a missing key
-	// an error here rather than on the reader's first Read.
+// Open reads key with its size; domain.ErrNotFound if absent, in an error
+// naming the object looked for.
+func (s *Store) Open(ctx context.Context, key string) (ports.Blob, error) {
+	// GetObject sends nothing until the first read; Stat sends the GET and
+	// makes a missing key an error here rather than on the reader's first
+	// Read. Its size is that of the object the reader streams.
 	obj, err := s.client.GetObject(ctx, s.cfg.Bucket, key, minio.GetObjectOptions{})
+	var info minio.ObjectInfo
 	if err == nil {
-		_, err = obj.Stat()
+		info, err = obj.Stat()
 	}
 	if err != nil {
 		if obj != nil {
 			_ = obj.Close()
 		}
 		if isNotFound(err) {
-			return nil, fmt.Errorf("s3.Open %s: %w", key, domain.ErrNotFound)
+			return nil, fmt.Errorf("s3.Open %s: no object s3://%s/%s at %s: %w", key, s.cfg.Bucket, key, s.cfg.Endpoint, domain.ErrNotFound)
 		}
 		return nil, fmt.Errorf("s3.Open %s: %w", key, err)
 	}
-	return obj, nil
+	return object{Object: obj, size: info.Size}, nil
 }
+
+// object is an opened blob: the object's reader and its size.
+type object struct {
+	*minio.Object
+	size int64
+}
+
+func (o object) Size() int64 { return o.size }
 
 // Delete removes key; deleting an absent key succeeds (S3 semantics).
 func (s *Store) Delete(ctx context.Context, key string) error {

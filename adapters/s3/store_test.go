@@ -13,10 +13,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/s3"
 	"github.com/hyscribe/hyscribe/adapters/s3/s3test"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 type env struct {
@@ -208,8 +211,8 @@ func TestStoreAsBlobStore(t *testing.T) {
 	}
 	b, _ := io.ReadAll(rc)
 	rc.Close()
-	if string(b) != "hello" {
-		t.Fatalf("read %q", b)
+	if string(b) != "hello" || rc.Size() != 5 {
+		t.Fatalf("read %q, size %d", b, rc.Size())
 	}
 	if err := s.Delete(ctx, "audio/x/1.mp3"); err != nil {
 		t.Fatal(err)
@@ -217,10 +220,35 @@ func TestStoreAsBlobStore(t *testing.T) {
 	if err := s.Delete(ctx, "audio/x/1.mp3"); err != nil {
 		t.Fatalf("deleting an absent key: %v", err)
 	}
-	if _, err := s.Open(ctx, "audio/x/1.mp3"); !errors.Is(err, domain.ErrNotFound) {
-		t.Fatalf("Open after Delete = %v", err)
+	if _, err := s.Open(ctx, "audio/x/1.mp3"); !errors.Is(err, domain.ErrNotFound) || !strings.Contains(err.Error(), "s3://uploads/audio/x/1.mp3") {
+		t.Fatalf("Open after Delete = %v, want ErrNotFound naming the object", err)
 	}
 	if err := s.VerifyUpload("x", time.Now().Add(time.Hour), "sig", time.Now()); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("VerifyUpload = %v, want ErrForbidden", err)
+	}
+}
+
+// TestObjectGoesToTheEngineWithItsLength sends audio read from the bucket to
+// an engine that, like some engines and the proxies in front of them,
+// refuses a body without a Content-Length.
+func TestObjectGoesToTheEngineWithItsLength(t *testing.T) {
+	e := setup(t, nil)
+	ctx := t.Context()
+	audio := asrtest.WAV(16000, 1, 2, asrtest.Tone{Start: 0.5, End: 1.0})
+	if _, err := e.store.Put(ctx, "audio/doc.mp3", bytes.NewReader(audio), 0); err != nil {
+		t.Fatal(err)
+	}
+	engine := asrtest.NewEngine(t, asrtest.WithLengthRequired())
+	c, err := asr.New(asr.Config{BaseURL: engine.URL(), MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() (io.ReadCloser, error) { return e.store.Open(ctx, "audio/doc.mp3") }
+	if _, err := c.Recognize(ctx, ports.AudioFile{Name: "audio.wav", Open: open}); err != nil {
+		t.Fatalf("an engine that refuses chunked bodies: %v", err)
+	}
+	req := engine.LastRequest()
+	if engine.Chunked() != 0 || req.ContentLength <= int64(len(audio)) || req.FileSize != int64(len(audio)) || req.FileSHA256 == "" {
+		t.Errorf("engine got Content-Length %d (%d chunked), a %d-byte file; want the length of a form around %d bytes", req.ContentLength, engine.Chunked(), req.FileSize, len(audio))
 	}
 }

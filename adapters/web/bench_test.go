@@ -26,10 +26,10 @@ import (
 const historyRecordings = 10_000
 
 // BenchmarkHistoryPage renders a history page of an account with 10,000
-// recordings, on SQLite and on Postgres: the session lookup, the list and
-// count queries, the analyses, the template and the response. "page" is
-// page 2 with no filter, "search" a word found in 1% of the transcripts,
-// "search-none" a word found in none (the whole account is read).
+// recordings, on SQLite and on Postgres: the session lookup, the page query
+// (its count beside it), the analyses, the template and the response.
+// "page" is page 2 with no filter, "search" a word found in 1% of the
+// transcripts, "search-none" a word found in none.
 func BenchmarkHistoryPage(b *testing.B) {
 	stores := map[string]func(b *testing.B) *site{
 		"sqlite": func(b *testing.B) *site { return newSite(b, web.Config{}) },

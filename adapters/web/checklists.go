@@ -43,7 +43,7 @@ type editorData struct {
 	Version    int
 	Name       string
 	Questions  []questionForm
-	Recordings []domain.Job // transcribed recordings to preview against
+	Recordings []ports.ListedJob // transcribed recordings to preview against
 	PreviewDoc string
 	Preview    []questionRow
 }

@@ -54,7 +54,7 @@ type historyData struct {
 }
 
 type historyRow struct {
-	Job      domain.Job
+	Job      ports.ListedJob
 	Duration *float64
 	Analysis *domain.Analysis
 	Yes, Of  int
@@ -108,7 +108,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 		d.Next = f.query(f.Page + 1)
 	}
 	for _, j := range page.Jobs {
-		row := historyRow{Job: j, Duration: j.Duration()}
+		row := historyRow{Job: j, Duration: j.Duration}
 		if f.Q != "" {
 			row.TitleMatch, row.Snippet = searchSnippets(j, f.Q)
 		}
@@ -122,20 +122,18 @@ func (w *Web) history(c *fiber.Ctx) error {
 	return w.render(c, "recordings", vw)
 }
 
-// snippetRadius is how many characters a search result shows either side
-// of the match.
-const snippetRadius = 60
-
 // searchSnippets shows where q matched j: in its title (marked there) and
-// in a piece of the transcript, else of the metadata values.
-func searchSnippets(j domain.Job, q string) (title, piece *domain.Snippet) {
+// in a piece of the transcript (read from the store's excerpt of it), else
+// of the metadata values.
+func searchSnippets(j ports.ListedJob, q string) (title, piece *domain.Snippet) {
 	if sn, ok := domain.FindSnippet(j.Title, q, len(j.Title)); ok {
 		title = &sn
 	}
-	for _, where := range []string{j.Transcription, strings.Join(domain.MetadataValues(j.Metadata), " · ")} {
-		if sn, ok := domain.FindSnippet(where, q, snippetRadius); ok {
-			return title, &sn
-		}
+	if sn, ok := domain.FindSnippet(j.Excerpt, q, domain.SnippetRadius); ok {
+		return title, &sn
+	}
+	if sn, ok := domain.FindSnippet(strings.Join(domain.MetadataValues(j.Metadata), " · "), q, domain.SnippetRadius); ok {
+		return title, &sn
 	}
 	return title, nil
 }

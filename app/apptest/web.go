@@ -22,7 +22,7 @@ const (
 // (ties by ID, highest first), and how many match in all. Search compares
 // the folded title, transcription and metadata values (domain.SearchText),
 // as the SQL stores do.
-func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]domain.Job, int, error) {
+func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("apptest.ListJobs: no account")
 	}
@@ -56,9 +56,9 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]domain.Job, int
 	limit = min(limit, maxPageSize)
 	from := min(max(q.Offset, 0), len(matched))
 	page := matched[from:min(from+limit, len(matched))]
-	out := make([]domain.Job, len(page))
+	out := make([]ports.ListedJob, len(page))
 	for i, j := range page {
-		out[i] = copyJob(j)
+		out[i] = ports.Listing(j, q.Search)
 	}
 	return out, len(matched), nil
 }

@@ -1,9 +1,13 @@
 package porttest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -285,6 +289,27 @@ func listIDs(t *testing.T, s Stores, q ports.JobQuery) ([]string, int) {
 	return out, total
 }
 
+// wantListed compares a listed job with the listing of a job whose
+// transcription is tr: the fields exactly, the excerpt by what it shows.
+func wantListed(t *testing.T, got, want ports.ListedJob, tr, search string) {
+	t.Helper()
+	if !bytes.Equal(got.Metadata, want.Metadata) {
+		t.Fatalf("listed job %s metadata: got %q, want %q (byte-exact)", want.ID, got.Metadata, want.Metadata)
+	}
+	snippet := func(ex string) string {
+		sn, ok := domain.FindSnippet(ex, search, domain.SnippetRadius)
+		return fmt.Sprint(sn, ok)
+	}
+	if !strings.HasPrefix(tr, got.Excerpt) || snippet(got.Excerpt) != snippet(want.Excerpt) || search == "" && got.Excerpt != "" {
+		t.Fatalf("listed job %s: excerpt %q for the search %q, want a prefix of the transcript showing %s", want.ID, got.Excerpt, search, snippet(want.Excerpt))
+	}
+	got.CreatedAt, want.CreatedAt = ms(got.CreatedAt), ms(want.CreatedAt)
+	got.Metadata, want.Metadata, got.Excerpt, want.Excerpt = nil, nil, "", ""
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("listed job %s:\n got %s\nwant %s", want.ID, dump(got), dump(want))
+	}
+}
+
 func wantList(t *testing.T, s Stores, q ports.JobQuery, wantTotal int, want ...string) {
 	t.Helper()
 	got, total := listIDs(t, s, q)
@@ -317,16 +342,89 @@ var jobListTests = []subtest{
 			t.Fatal("ListJobs without an account succeeded; it must refuse")
 		}
 	}},
-	{"FullJobs", func(t *testing.T, s Stores) {
+	{"ListedJobs", func(t *testing.T, s Stores) {
 		acct := webAccount(t, s, "acc")
 		full, evs := transcribedJob(t, "doc-full", &acct)
 		createJob(t, s, full, evs)
-		jobs, total, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID})
-		noErr(t, err)
-		if len(jobs) != 1 || total != 1 {
-			t.Fatalf("ListJobs: %d jobs of %d, want 1 of 1", len(jobs), total)
+		failed, evs := uploadingJob("doc-failed", acct.ID, t0)
+		failed.Status, failed.Error = domain.StatusFailed, "the upload is not an MP3"
+		createJob(t, s, failed, evs)
+		for _, search := range []string{"", "պատվեր"} {
+			jobs, total, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID, Search: search})
+			noErr(t, err)
+			want := []ports.ListedJob{ports.Listing(full, search)}
+			if search == "" {
+				want = []ports.ListedJob{ports.Listing(failed, ""), ports.Listing(full, "")}
+			}
+			if len(jobs) != len(want) || total != len(want) {
+				t.Fatalf("ListJobs(%q): %d jobs of %d, want %d", search, len(jobs), total, len(want))
+			}
+			for i := range want {
+				wantListed(t, jobs[i], want[i], full.Transcription, search)
+			}
 		}
-		wantJob(t, jobs[0], full)
+	}},
+	{"SearchPages", func(t *testing.T, s Stores) {
+		// A search's total comes with its page, also past the last page, and
+		// for searches short enough to be read without an index.
+		acct := webAccount(t, s, "acc")
+		for i := range 3 {
+			doneJob(t, s, fmt.Sprintf("hit-%d", i), acct.ID, t0.Add(time.Duration(i)*time.Minute), "Զանգ", "Երևանից եմ զանգում")
+		}
+		doneJob(t, s, "miss", acct.ID, t0, "Զանգ", "Գյումրիից եմ զանգում")
+		for _, term := range []string{"ԵՐԵՒԱՆ", "եւ"} {
+			q := ports.JobQuery{Account: acct.ID, Search: term, Limit: 2}
+			wantList(t, s, q, 3, "hit-2", "hit-1")
+			q.Offset = 2
+			wantList(t, s, q, 3, "hit-0")
+			q.Offset = 4
+			wantList(t, s, q, 3)
+		}
+		wantList(t, s, ports.JobQuery{Account: acct.ID, Search: "Վանաձոր"}, 0)
+		wantList(t, s, ports.JobQuery{Account: acct.ID, Search: "Վանաձոր", Offset: 25}, 0)
+	}},
+	{"SearchExcerpts", func(t *testing.T, s Stores) {
+		// What the page shows of a transcript comes from the excerpt: the
+		// same snippet as from the whole, for a match early or late, after
+		// many և (one character that folds to two) in the transcript or the
+		// title, in capitals, or in the title or metadata only.
+		acct := webAccount(t, s, "acc")
+		long := strings.Repeat("Բարև ձեզ, զանգում եմ պատվերի մասին, և խնդրում եմ ստուգել։ ", 50) // 3 KB
+		jobs := map[string]struct{ title, transcription string }{
+			"early":     {"Զանգ", "Զանգում եմ Երևանից, " + long},
+			"late":      {"Զանգ և զանգ և ևս մեկը", long + "Առաքումը ԵՐԵՒԱՆՈՒՄ է, շնորհակալություն"},
+			"end":       {"Զանգ", long + "երևան"},
+			"title":     {"Երևանից զանգ", long},
+			"lines":     {"Զանգ", "առաջին տող\nերկրորդ տող Երևանում\nերրորդ տող"},
+			"nowhere-b": {"Զանգ", "ոչ մի քաղաք"},
+			// No և before the match in the transcript: the excerpt must be
+			// placed by the title's folded length alone.
+			"tight": {"Զանգ և ևս մեկ և", "Զանգում եմ Գյումրիից, " + strings.Repeat("Ողջույն, զանգում եմ պատվերի մասին։ ", 50)},
+		}
+		for id, j := range jobs {
+			doneJob(t, s, id, acct.ID, t0, j.title, j.transcription)
+		}
+		meta, evs := domain.NewJob("metadata", acct.ID, domain.CreateRequest{Type: domain.TypePhoneCall,
+			Metadata: json.RawMessage(`{"city":"Երևան"}`)}, t0, domain.UploadWindow)
+		createJob(t, s, meta, evs)
+		for _, q := range []string{"երևան", "ԵՐԵՎԱՆ", "Երեւանում", "տող", "ԳՅՈՒՄՐԻԻՑ"} {
+			listed, _, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID, Search: q})
+			noErr(t, err)
+			if len(listed) == 0 {
+				t.Fatalf("search %q found nothing", q)
+			}
+			for _, l := range listed {
+				tr := jobs[string(l.ID)].transcription
+				want, wok := domain.FindSnippet(tr, q, domain.SnippetRadius)
+				got, gok := domain.FindSnippet(l.Excerpt, q, domain.SnippetRadius)
+				if !strings.HasPrefix(tr, l.Excerpt) || got != want || gok != wok {
+					t.Fatalf("search %q, job %s: excerpt %q shows %+v (%v), the transcript %+v (%v)", q, l.ID, l.Excerpt, got, gok, want, wok)
+				}
+				if (l.ID == "early" || l.ID == "tight") && len(l.Excerpt) > 1000 {
+					t.Errorf("search %q: the excerpt of a transcript with an early match is %d of its %d bytes; it should stop soon after the match", q, len(l.Excerpt), len(tr))
+				}
+			}
+		}
 	}},
 	{"Filters", func(t *testing.T, s Stores) {
 		acct := webAccount(t, s, "acc")

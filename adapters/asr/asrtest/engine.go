@@ -3,7 +3,8 @@
 //
 // It reads the multipart upload the way a real engine does and refuses a
 // malformed one with an OpenAI-style JSON error. Its answers come from the
-// audio itself: every stretch of sound in a WAV or short MP3 file becomes one
+// audio itself: every stretch of sound in a WAV file (of any length: it is
+// analysed as it streams in) or a short MP3 file becomes one
 // segment with its real start and end and a deterministic Armenian sentence,
 // and silence yields no text at all, so tests of the whole pipeline can check
 // timings without a model. Knobs make it fail, stall or answer anything.
@@ -36,6 +37,15 @@ type Request struct {
 	FileSize        int64
 	FileSHA256      string // hex
 	Audio           []byte // the file, nil when larger than the analysis limit
+
+	wav *wavAnalysis // a WAV file's analysis, made while it streamed in
+}
+
+// wavAnalysis is what the engine heard in a WAV file.
+type wavAnalysis struct {
+	stretches [][2]float64
+	duration  float64
+	err       error
 }
 
 // Field returns the first value of a form field, "" if absent.
@@ -95,6 +105,8 @@ type settings struct {
 	speakers    []string
 	texts       []string
 	maxAnalyzed int64
+	maxFile     int64
+	needLength  bool
 }
 
 // Option configures an Engine.
@@ -126,6 +138,16 @@ func WithTexts(texts ...string) Option { return func(s *settings) { s.texts = te
 // with 400 unless a Respond function answers them.
 func WithMaxAnalyzed(bytes int64) Option { return func(s *settings) { s.maxAnalyzed = bytes } }
 
+// WithMaxFileBytes makes the engine refuse files over bytes with 413, as
+// OpenAI refuses files over 25 MB ("Maximum content size limit (26214400)
+// exceeded"); 0, the default, accepts any size.
+func WithMaxFileBytes(bytes int64) Option { return func(s *settings) { s.maxFile = bytes } }
+
+// WithLengthRequired makes the engine refuse a request without a
+// Content-Length (a chunked body) with 411 Length Required, as some engines
+// and the proxies in front of them do.
+func WithLengthRequired() Option { return func(s *settings) { s.needLength = true } }
+
 // Engine is the fake engine. Its methods are safe for concurrent use.
 type Engine struct {
 	srv *httptest.Server
@@ -133,6 +155,7 @@ type Engine struct {
 
 	mu             sync.Mutex
 	requests       int
+	chunked        int // requests whose body came without a Content-Length
 	inFlight       int // requests received and not yet answered
 	last           Request
 	failN          int
@@ -195,6 +218,14 @@ func (e *Engine) Requests() int {
 	return e.requests
 }
 
+// Chunked counts the requests whose body came chunked, without a
+// Content-Length, refused or not.
+func (e *Engine) Chunked() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.chunked
+}
+
 // InFlight counts the requests received and not yet answered: recordings
 // inside the engine now.
 func (e *Engine) InFlight() int {
@@ -223,6 +254,9 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 
 	e.mu.Lock()
 	e.requests++
+	if req.ContentLength < 0 {
+		e.chunked++
+	}
 	e.inFlight++
 	defer func() {
 		e.mu.Lock()
@@ -246,6 +280,10 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if e.set.needLength && req.ContentLength < 0 {
+		writeError(w, http.StatusLengthRequired, "A request body without Content-Length (chunked) is not accepted", "invalid_request_error", "")
+		return
+	}
 	if fail {
 		if failRetryAfter != "" {
 			w.Header().Set("Retry-After", failRetryAfter)
@@ -255,6 +293,10 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if key := e.set.apiKey; key != "" && r.Header.Get("Authorization") != "Bearer "+key {
 		writeError(w, http.StatusUnauthorized, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+		return
+	}
+	if limit := e.set.maxFile; limit > 0 && req.FileSize > limit {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Maximum content size limit (%d) exceeded (%d bytes read)", limit, req.FileSize), "invalid_request_error", "")
 		return
 	}
 	if perr == "" {
@@ -298,9 +340,20 @@ func (e *Engine) read(r *http.Request) (Request, string) {
 			req.FileName, req.FileContentType = p.FileName(), p.Header.Get("Content-Type")
 			h := sha256.New()
 			keep := &capped{max: e.set.maxAnalyzed}
-			n, err := io.Copy(io.MultiWriter(h, keep), p)
+			to := []io.Writer{h, keep}
+			var ws *wavStream
+			if strings.EqualFold(path.Ext(req.FileName), ".wav") {
+				ws = &wavStream{threshold: e.set.threshold}
+				to = append(to, ws)
+			}
+			n, err := io.Copy(io.MultiWriter(to...), p)
 			if err != nil {
 				return req, "reading the file: " + err.Error()
+			}
+			if ws != nil {
+				a := &wavAnalysis{}
+				a.stretches, a.duration, a.err = ws.result()
+				req.wav = a
 			}
 			req.FileSize, req.FileSHA256 = n, hex.EncodeToString(h.Sum(nil))
 			if !keep.over {
@@ -381,12 +434,19 @@ func (e *Engine) check(req Request) string {
 // audio, with segments and words as the request's timestamp_granularities[]
 // ask (segments only when none are given).
 func (e *Engine) Answer(req Request) (Response, int) {
+	ext := strings.ToLower(path.Ext(req.FileName))
+	if ext == ".wav" && req.wav != nil {
+		if req.wav.err != nil {
+			return Response{Error: "Audio file might be corrupted or unsupported: " + req.wav.err.Error()}, http.StatusBadRequest
+		}
+		return e.answer(req, req.wav.stretches, req.wav.duration), http.StatusOK
+	}
 	if req.Audio == nil && req.FileSize > 0 {
 		return Response{Error: fmt.Sprintf("the fake engine analyses files up to %d bytes; this one has %d (use Respond)", e.set.maxAnalyzed, req.FileSize)}, http.StatusBadRequest
 	}
 	var sig signal
 	var err error
-	switch ext := strings.ToLower(path.Ext(req.FileName)); ext {
+	switch ext {
 	case ".wav":
 		sig, err = decodeWAV(req.Audio)
 	case ".mp3", ".mpga", ".mpeg":
@@ -397,9 +457,15 @@ func (e *Engine) Answer(req Request) (Response, int) {
 	if err != nil {
 		return Response{Error: "Audio file might be corrupted or unsupported: " + err.Error()}, http.StatusBadRequest
 	}
-	res := Response{Task: "transcribe", Language: "armenian", Duration: round(sig.duration())}
+	return e.answer(req, stretches(sig, e.set.threshold), sig.duration()), http.StatusOK
+}
+
+// answer turns the stretches of sound heard in a file into the engine's
+// answer to req.
+func (e *Engine) answer(req Request, heard [][2]float64, duration float64) Response {
+	res := Response{Task: "transcribe", Language: "armenian", Duration: round(duration)}
 	var texts []string
-	for i, s := range stretches(sig, e.set.threshold) {
+	for i, s := range heard {
 		seg := Segment{ID: i, Start: round(s[0]), End: round(s[1]), Text: " " + e.set.texts[i%len(e.set.texts)]}
 		if n := len(e.set.speakers); n > 0 {
 			seg.Speaker = e.set.speakers[i%n]
@@ -416,7 +482,7 @@ func (e *Engine) Answer(req Request) (Response, int) {
 	if !slices.Contains(grains, "word") {
 		res.Words = nil
 	}
-	return res, http.StatusOK
+	return res
 }
 
 // words spreads a segment's words over its time by their length.

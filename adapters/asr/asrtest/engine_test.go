@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"mime/multipart"
 	"net/http"
@@ -317,5 +318,90 @@ func TestEngineIsSafeForConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if e.Requests() != 20 || counts[http.StatusTooManyRequests] != 5 || counts[http.StatusOK] != 15 {
 		t.Errorf("Requests() = %d, statuses %v", e.Requests(), counts)
+	}
+}
+
+// Files over WithMaxFileBytes are refused with 413, as OpenAI refuses files
+// over 25 MB; a WAV of any length is analysed as it streams in, not kept.
+func TestEngineLimitsFileSizeAndHearsLongWAV(t *testing.T) {
+	const seconds = 15 * 60 // 28.8 MB at 16 kHz: over 25 MB, the 4 MiB kept, the 10 minutes decoded
+	tones := [][2]float64{{1, 2}, {700, 701.5}, {898, 899}}
+	var ts []asrtest.Tone
+	for _, s := range tones {
+		ts = append(ts, asrtest.Tone{Start: s[0], End: s[1], Channel: -1})
+	}
+	wav := asrtest.WAV(16000, 1, seconds, ts...)
+
+	limited := asrtest.NewEngine(t, asrtest.WithMaxFileBytes(25_000_000))
+	status, _, body := post(t, t.Context(), limited.URL(), standard, "call.wav", wav)
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "Maximum content size limit (25000000) exceeded") {
+		t.Fatalf("over the limit: status %d: %s", status, body)
+	}
+	if got := limited.LastRequest().FileSize; got != int64(len(wav)) {
+		t.Errorf("file size %d, want %d", got, len(wav))
+	}
+
+	for name, e := range map[string]*asrtest.Engine{
+		"no limit":      asrtest.NewEngine(t),
+		"at the limit":  asrtest.NewEngine(t, asrtest.WithMaxFileBytes(int64(len(wav)))),
+		"tiny analysis": asrtest.NewEngine(t, asrtest.WithMaxAnalyzed(1024)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			status, _, body := post(t, t.Context(), e.URL(), standard, "call.wav", wav)
+			if status != http.StatusOK {
+				t.Fatalf("status %d: %s", status, body)
+			}
+			r := decode(t, body)
+			checkSpans(t, r.Segments, tones, 0.02)
+			if math.Abs(r.Duration-seconds) > 0.01 {
+				t.Errorf("duration %v", r.Duration)
+			}
+		})
+	}
+}
+
+func TestLengthRequiredRefusesChunkedBodies(t *testing.T) {
+	e := asrtest.NewEngine(t, asrtest.WithLengthRequired())
+	form := func() (*bytes.Buffer, string) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for _, f := range standard {
+			mw.WriteField(f.name, f.value)
+		}
+		w, _ := mw.CreateFormFile("file", "a.wav")
+		w.Write(asrtest.WAV(16000, 1, 1, asrtest.Tone{Start: 0.2, End: 0.6}))
+		mw.Close()
+		return &body, mw.FormDataContentType()
+	}
+	do := func(chunked bool) int {
+		t.Helper()
+		body, ct := form()
+		var r io.Reader = body
+		if chunked {
+			r = io.MultiReader(body) // hides the length: the client sends it chunked
+		}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.URL()+"/audio/transcriptions", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", ct)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := do(true); got != http.StatusLengthRequired {
+		t.Errorf("chunked body: %d, want 411", got)
+	}
+	if got := e.LastRequest().ContentLength; got != -1 {
+		t.Errorf("recorded Content-Length %d of a chunked body, want -1", got)
+	}
+	if got := do(false); got != http.StatusOK {
+		t.Errorf("body with a length: %d, want 200", got)
+	}
+	if e.Requests() != 2 || e.Chunked() != 1 {
+		t.Errorf("%d requests, %d chunked; want 2 and 1", e.Requests(), e.Chunked())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
@@ -119,6 +120,47 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 		return j, nil
 	}
 	return r.Head(), nil
+}
+
+// Listed jobs (the history page).
+
+// ListedCols are the columns of a ports.ListedJob in ListedScan.Dest
+// order, given the store's expression for the audio's duration as JSON
+// text (nothing else of the audio details is read).
+func ListedCols(duration string) string {
+	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, " + duration
+}
+
+// ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
+// the excerpt into &Excerpt), then call Listed.
+type ListedScan struct {
+	l              ports.ListedJob
+	meta, duration *string
+	created        int64
+	Excerpt        string
+}
+
+// Dest lists the scan destinations of ListedCols.
+func (r *ListedScan) Dest() []any {
+	l := &r.l
+	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &r.duration}
+}
+
+// Listed decodes the scanned row.
+func (r *ListedScan) Listed() (ports.ListedJob, error) {
+	l := r.l
+	l.CreatedAt, l.Excerpt = FromMs(r.created), r.Excerpt
+	if r.meta != nil {
+		l.Metadata = json.RawMessage(*r.meta)
+	}
+	if r.duration != nil {
+		d, err := strconv.ParseFloat(*r.duration, 64)
+		if err != nil {
+			return ports.ListedJob{}, fmt.Errorf("job %s: decode duration %q: %w", l.ID, *r.duration, err)
+		}
+		l.Duration = &d
+	}
+	return l, nil
 }
 
 // Accounts.

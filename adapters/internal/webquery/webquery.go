@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -38,6 +39,25 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 func Contains(search string) string {
 	return likeEscaper.Replace(domain.FoldSearch(search))
 }
+
+// Excerpt returns what the stores' excerpt of a listed job's
+// transcription (ports.ListedJob.Excerpt) is computed from: the folded
+// search, as found in search_text by instr/strpos, and how many characters
+// of the transcription to read beyond where the match starts in the folded
+// transcription. A match in the folded text starts no earlier in the
+// original (only և folds to two characters), so reading up to its folded
+// end and domain.SnippetRadius+1 characters more holds all FindSnippet
+// needs; with no match the store reads that many and FindSnippet finds
+// nothing in them.
+func Excerpt(search string) (folded string, beyond int) {
+	folded = domain.FoldSearch(strings.TrimSpace(search))
+	return folded, utf8.RuneCountInString(folded) + domain.SnippetRadius + 1
+}
+
+// FoldedTitleLength is the SQL expression of the length in characters of
+// a job's folded title (domain.FoldSearch), at the head of search_text: its
+// length, plus one for each և, which folds to two.
+const FoldedTitleLength = "(2 * length(title) - length(replace(title, 'և', '')))"
 
 // Page sizes of ListJobs.
 const (

@@ -86,3 +86,52 @@ func (r *periodReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Call fixture: testdata/audio/call-stereo-22k.mp3, MPEG-2 layer III,
+// 22.05 kHz plain stereo, 64 kbit/s CBR: a LAME Info frame, then 232 audio
+// frames of 576 samples. Left: a 440 Hz tone at 0–1.5 s and 3–4.5 s; right:
+// 660 Hz at 1.5–3 s and 4.5–6 s; digital silence elsewhere.
+const (
+	callFrames = 232
+	callRate   = 22050
+)
+
+// CallPeriodSeconds is the length of one repetition of the call: its 232
+// frames, the 6 s of tones with the encoder's delay and padding.
+const CallPeriodSeconds = callFrames * 576.0 / callRate
+
+// CallDelaySeconds is where the tones of a LongCall begin in the decoded
+// audio of each repetition: the encoder's delay (576 samples) and the
+// decoder's (529), which no Info frame tells a decoder to skip.
+const CallDelaySeconds = (576 + 529) / float64(callRate)
+
+// LongCall is a stereo MP3 phone call of at least seconds: the call
+// fixture's audio frames (without its Info frame, so the file is one plain
+// stream) again and again. Each repetition starts with a frame that reaches
+// back into no earlier one, so every repetition decodes alike. Like
+// LongSpeech, it is generated as it is read.
+type LongCall struct {
+	LongSpeech
+}
+
+// NewLongCall reads the fixture from the module's testdata.
+func NewLongCall(t testing.TB, seconds float64) *LongCall {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "audio", "call-stereo-22k.mp3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// MPEG-2 layer III: 72 × bitrate / sample rate bytes, plus padding.
+	info := 72*64000/callRate + int(b[2]>>1&1)
+	// The Info frame (after the header and 17 bytes of side information),
+	// then a frame without CRC whose main_data_begin is 0.
+	if len(b) < info+5 || string(b[4+17:4+21]) != "Info" || b[info] != 0xFF || b[info+1]&1 != 1 || b[info+4] != 0 {
+		t.Fatalf("call-stereo-22k.mp3 is not what mp3test expects")
+	}
+	n := int(seconds/CallPeriodSeconds) + 1
+	return &LongCall{LongSpeech{Periods: n, period: b[info:]}}
+}
+
+// Seconds is the call's length.
+func (l *LongCall) Seconds() float64 { return float64(l.Periods) * CallPeriodSeconds }

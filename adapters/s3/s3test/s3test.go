@@ -25,10 +25,15 @@ import (
 const EnvBinary = "HYSCRIBE_TEST_MINIO_BIN"
 
 // TargetID is the ID of the Kafka notification target the server is started
-// with; ARN is how a bucket notification names it.
+// with, spelled as the README, deploy/README.md, deploy/compose.yaml and
+// .ci/minio.sh spell it (MINIO_NOTIFY_KAFKA_ENABLE_HYSCRIBE=on); ARN is the
+// target MinIO registers for it, which a bucket notification names. Tests of
+// the service's defaults leave HYSCRIBE_S3_NOTIFY_ARN unset instead of
+// passing ARN, so a default that does not match what MinIO registers fails
+// them.
 const (
 	TargetID = "HYSCRIBE"
-	ARN      = "arn:minio:sqs::" + TargetID + ":kafka"
+	ARN      = "arn:minio:sqs::HYSCRIBE:kafka"
 )
 
 // Server is a running MinIO.
@@ -74,9 +79,11 @@ func Start(t testing.TB, brokers []string, topic string) *Server {
 		"MINIO_BROWSER=off",
 		"MINIO_UPDATE=off",
 		"MINIO_CONFIG_ENV_FILE=",
-		"MINIO_NOTIFY_KAFKA_ENABLE_"+TargetID+"=on",
-		"MINIO_NOTIFY_KAFKA_BROKERS_"+TargetID+"="+strings.Join(brokers, ","),
-		"MINIO_NOTIFY_KAFKA_TOPIC_"+TargetID+"="+topic,
+		// The Kafka target exactly as the documentation configures it.
+		"MINIO_NOTIFY_KAFKA_ENABLE_HYSCRIBE=on",
+		"MINIO_NOTIFY_KAFKA_BROKERS_HYSCRIBE="+strings.Join(brokers, ","),
+		"MINIO_NOTIFY_KAFKA_TOPIC_HYSCRIBE="+topic,
+		"MINIO_NOTIFY_KAFKA_QUEUE_DIR_HYSCRIBE="+filepath.Join(dir, "notify-queue"),
 		"HOME="+dir, // MinIO keeps nothing of ours elsewhere
 	)
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs

@@ -252,6 +252,14 @@ func TestWalkFixesInABrowser(t *testing.T) {
 			t.Errorf("search %q: %d rows, marked %q; want the call with %q marked", q, n, marked, want)
 		}
 	}
+	// The screenshot: the marked title and, below it, the transcript's
+	// snippet around the match.
+	var snippet string
+	run(t, b, "search snippet", chromedp.Navigate(s.base+"/app/recordings?q=ԵՐԵՎԱՆ"), chromedp.WaitVisible("#history", chromedp.ByID),
+		chromedp.Text(row(goodID)+" .snippet mark", &snippet, chromedp.ByQuery))
+	if snippet != "Երևան" {
+		t.Errorf("search ԵՐԵՎԱՆ: the transcript's snippet marks %q, want Երևան", snippet)
+	}
 	both("fix-05-history-search")
 
 	// A failed job: its reason, and no player that cannot play.

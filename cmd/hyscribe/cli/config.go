@@ -11,6 +11,14 @@ import (
 	_ "time/tzdata"
 )
 
+// DefaultS3NotifyARN is the notification target buckets are subscribed to
+// when HYSCRIBE_S3_NOTIFY_ARN is unset: the Kafka target MinIO registers for
+// MINIO_NOTIFY_KAFKA_ENABLE_HYSCRIBE=on, as the README and deploy/README.md
+// configure it. MinIO keeps the target ID's case, so it is HYSCRIBE, not
+// hyscribe; a bucket subscribed to a target the server lacks is refused
+// ("A specified destination ARN does not exist").
+const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
+
 // Config is everything the environment can set (DESIGN §4). Names are part of
 // the operating contract: tests and deployments rely on them.
 type Config struct {
@@ -129,7 +137,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		S3Region:            p.str("HYSCRIBE_S3_REGION", "us-east-1"),
 		S3Secure:            p.bool("HYSCRIBE_S3_SECURE", false),
 		S3PublicEndpoint:    p.str("HYSCRIBE_S3_PUBLIC_ENDPOINT", ""),
-		S3NotifyARN:         p.str("HYSCRIBE_S3_NOTIFY_ARN", "arn:minio:sqs::hyscribe:kafka"),
+		S3NotifyARN:         p.str("HYSCRIBE_S3_NOTIFY_ARN", DefaultS3NotifyARN),
 	}
 	if p.err != nil {
 		return Config{}, p.err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,8 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// TestS3UploadsEndToEnd runs the service with uploads in a real MinIO: the
+// TestS3UploadsEndToEnd runs the service with uploads in a real MinIO
+// configured as the README says, HYSCRIBE_S3_NOTIFY_ARN unset: the
 // client PUTs to the pre-signed URL, MinIO announces the object on Kafka,
 // stage uploads moves the job to processing and the pipeline finishes it. A
 // second PUT to the same address changes nothing; an empty or oversized
@@ -34,7 +36,9 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 	}
 	defer k.Close()
 	minio := s3test.Start(t, k.Addrs(), "")
-	engine := asrtest.NewEngine(t)
+	// An engine behind a proxy that refuses chunked uploads: every request
+	// must say its length, audio read from the bucket included.
+	engine := asrtest.NewEngine(t, asrtest.WithLengthRequired())
 
 	vars := map[string]string{
 		"HYSCRIBE_DATA_DIR":         t.TempDir(),
@@ -47,7 +51,6 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 		"HYSCRIBE_S3_BUCKET":        "hyscribe-e2e",
 		"HYSCRIBE_S3_ACCESS_KEY":    minio.AccessKey,
 		"HYSCRIBE_S3_SECRET_KEY":    minio.SecretKey,
-		"HYSCRIBE_S3_NOTIFY_ARN":    minio.ARN,
 		"HYSCRIBE_SHUTDOWN_GRACE":   "200ms",
 		"HYSCRIBE_STAGE_BACKOFF":    "50ms",
 		"HYSCRIBE_LOG_LEVEL":        "warn",
@@ -139,6 +142,38 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 	again := poll(good.DocID, domain.StatusTranscribed)
 	if again["transcription"] != done["transcription"] {
 		t.Fatalf("a second upload changed the transcript")
+	}
+}
+
+// TestDefaultS3NotifyARNIsTheDocumentedOne: with HYSCRIBE_S3_NOTIFY_ARN
+// unset the service subscribes the bucket to the target the README's table
+// names, which is the one MinIO registers for the Kafka target the README,
+// deploy/README.md and .ci/minio.sh configure.
+func TestDefaultS3NotifyARNIsTheDocumentedOne(t *testing.T) {
+	cfg, err := cli.LoadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `HYSCRIBE_S3_NOTIFY_ARN` \\| `([^`]+)` \\|").FindSubmatch(readme)
+	if row == nil {
+		t.Fatal("README.md: no HYSCRIBE_S3_NOTIFY_ARN row with a default in the configuration table")
+	}
+	if documented := string(row[1]); cfg.S3NotifyARN != documented || cfg.S3NotifyARN != s3test.ARN {
+		t.Fatalf("default HYSCRIBE_S3_NOTIFY_ARN %q; the README documents %q, MinIO registers %q", cfg.S3NotifyARN, documented, s3test.ARN)
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(cfg.S3NotifyARN, "arn:minio:sqs::"), ":kafka")
+	for _, f := range []string{"../../../deploy/README.md", "../../../.ci/minio.sh", "../../../deploy/compose.yaml"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "MINIO_NOTIFY_KAFKA_ENABLE_"+id) {
+			t.Errorf("%s does not enable MinIO's Kafka target %s (MINIO_NOTIFY_KAFKA_ENABLE_%s)", f, id, id)
+		}
 	}
 }
 

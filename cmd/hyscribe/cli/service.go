@@ -398,6 +398,15 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.DatabaseURL != "" {
+		// A shared store means several processes, likely on several
+		// machines; uploads on one machine's disk reach only the processes
+		// that share it.
+		dir, _ := filepath.Abs(disk.Dir())
+		s.log.Warn("DATABASE_URL is set but uploads are kept on local disk: "+blob.MissingHint+
+			"; otherwise every job uploaded through an API whose disk a worker does not share fails with \"the uploaded audio is missing from storage\"",
+			"dir", dir)
+	}
 	// Partial uploads a crash left; the sweeper removes later ones.
 	if n, err := disk.RemoveLeftovers(ctx, time.Now().Add(-blob.LeftoverAge)); err != nil {
 		s.log.Warn("remove partial uploads left by a crash", "err", err)

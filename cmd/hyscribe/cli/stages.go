@@ -155,7 +155,7 @@ func (s *Service) uploadsStage(env stageEnv) (*stageRun, error) {
 }
 
 func (s *Service) processStage(env stageEnv) (*stageRun, error) {
-	uc := app.NewProcessAudio(s.store, env.blobs, mp3.Prober{}, env.clock, s.cfg.MaxDuration)
+	uc := app.NewProcessAudio(s.store, env.blobs, mp3.Prober{}, env.clock, s.cfg.MaxDuration, env.log)
 	return &stageRun{handler: uc.Handle}, nil
 }
 
@@ -170,7 +170,7 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 		return nil, err
 	}
 	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
-	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp,
+	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
 		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
 	return &stageRun{handler: uc.Handle}, nil
 }
