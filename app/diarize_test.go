@@ -52,6 +52,11 @@ func (c chunker) Chunk(_ context.Context, open func() (io.ReadCloser, error), di
 	}
 	r.Close()
 	var out []ports.Chunk
+	if len(c.pieces) > 1 { // dir is made by the chunker (ports.AudioChunker)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
 	for i, p := range c.pieces {
 		if len(c.pieces) > 1 {
 			p.Path = filepath.Join(dir, fmt.Sprintf("part-%d", i+1))

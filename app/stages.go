@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -133,22 +134,24 @@ func NewTranscribeAudio(jobs ports.JobStore, blobs ports.BlobStore, splitter por
 // job already converting (its worker died) is recognised again; any other
 // state means the event is a repeat.
 func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
-	j, err := uc.jobs.GetJob(ctx, ev.DocID)
-	if err != nil {
-		return ignoreMissing(err, "transcribe")
-	}
-	if !j.AwaitsRecognition() {
-		return nil
-	}
-	if !j.Recognizing() {
-		if err := uc.jobs.UpdateJob(ctx, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
-			return j.StartConverting(uc.clock.Now())
-		}); err != nil {
-			if errors.Is(err, domain.ErrInvalidTransition) {
-				return nil
-			}
-			return ignoreMissing(err, "transcribe")
+	// The job is read in the update that starts converting it (no read
+	// before): a job already converting is left as it is and recognised.
+	var j domain.Job
+	err := uc.jobs.UpdateJob(ctx, ev.DocID, func(cur *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+		j = *cur
+		switch {
+		case !cur.AwaitsRecognition():
+			return nil, errReplay
+		case cur.Recognizing():
+			return nil, errRecognizing
 		}
+		return cur.StartConverting(uc.clock.Now())
+	})
+	switch {
+	case errors.Is(err, errReplay) || errors.Is(err, domain.ErrInvalidTransition):
+		return nil
+	case err != nil && !errors.Is(err, errRecognizing):
+		return ignoreMissing(err, "transcribe")
 	}
 	text, segs, err := uc.recognize(ctx, j)
 	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
@@ -168,6 +171,10 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return j.Recognize(now, text, segs)
 	})
 }
+
+// errRecognizing tells TranscribeAudio.Handle that the job is converting
+// already (its worker died): nothing to write before recognising it again.
+var errRecognizing = errors.New("job is converting already")
 
 func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
 	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
@@ -265,10 +272,14 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 			pieces = append(pieces, piece{file: i, audio: f})
 			continue
 		}
-		dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-chunks-")
-		if err != nil {
-			return nil, fmt.Errorf("transcribe: temp dir: %w", err)
+		// The chunker makes the directory only when it writes pieces: most
+		// recordings fit the engine whole, and a directory made and removed
+		// for each was 9 % of the worker's CPU (docs/performance.md).
+		tmp := uc.tempDir
+		if tmp == "" {
+			tmp = os.TempDir()
 		}
+		dir := filepath.Join(tmp, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
 		defer os.RemoveAll(dir)
 		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, uc.limits)
 		if errors.Is(err, domain.ErrNoSpeech) {

@@ -33,6 +33,11 @@ func (c channelChunker) Chunk(_ context.Context, open func() (io.ReadCloser, err
 		return nil, domain.Permanent(domain.ErrNoSpeech)
 	}
 	var out []ports.Chunk
+	if len(pieces) > 1 { // dir is made by the chunker (ports.AudioChunker)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
 	for i, p := range pieces {
 		if len(pieces) > 1 {
 			name := fmt.Sprintf("%s-part-%d", b, i+1)

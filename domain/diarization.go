@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
@@ -24,10 +25,12 @@ type Span struct {
 func (s Span) Seconds() float64 { return s.End - s.Start }
 
 // AssignSpeakers gives recognised speech the speakers of a diarization. With
-// word timestamps every word goes to the turn it overlaps most (the nearest
-// turn when it overlaps none) and consecutive words of one speaker become one
-// segment, so a segment the engine ran across a change of speaker is split
-// there. Without words whole segments are assigned the same way. Segments
+// word timestamps every word goes whole to the turn it overlaps most (the
+// nearest turn when it overlaps none), so no word is ever split; a change
+// of speaker that falls mid-phrase moves to a pause between words nearby
+// (SettleChanges); consecutive words of one speaker become one segment, so
+// a segment the engine ran across a change of speaker is split there.
+// Without words whole segments are assigned the same way. Segments
 // and turns need not be sorted; the result is in time order. With no turns
 // every segment is left to the first speaker.
 func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
@@ -36,13 +39,22 @@ func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
 	if len(words) > 0 {
 		words = append([]Word(nil), words...)
 		sort.SliceStable(words, func(i, j int) bool { return words[i].Start < words[j].Start })
-		var out []Segment
+		kept := words[:0]
 		for _, w := range words {
-			text := strings.TrimSpace(w.Word)
-			if text == "" {
-				continue
+			if strings.TrimSpace(w.Word) != "" {
+				kept = append(kept, w)
 			}
-			sp := speakerAt(turns, w.Start, w.End)
+		}
+		words = kept
+		speakers := make([]string, len(words))
+		for i, w := range words {
+			speakers[i] = speakerAt(turns, w.Start, w.End)
+		}
+		SettleChanges(words, speakers)
+		var out []Segment
+		for i, w := range words {
+			text := strings.TrimSpace(w.Word)
+			sp := speakers[i]
 			if n := len(out); n > 0 && out[n-1].Speaker == sp {
 				out[n-1].Text += " " + text
 				out[n-1].End = max(out[n-1].End, w.End)
@@ -59,6 +71,65 @@ func AssignSpeakers(segs []Segment, words []Word, turns []Turn) []Segment {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// A gap between words of at least WordPause seconds is a pause; a change
+// of speaker between words closer than that (mid-phrase, as far as the
+// engine's times tell) moves at most WordShift seconds to reach one.
+const (
+	WordPause = 0.05
+	WordShift = 1.0
+)
+
+// SettleChanges moves changes of speaker that fall mid-phrase to pauses
+// (speakers[i] is words[i]'s, words in time order): speakers change where
+// people stop talking, while a diarizer's change point is only as sharp as
+// its frames. A change between words less than WordPause apart moves to the
+// widest gap of at least WordPause between words within WordShift seconds
+// of it (the nearer of equal ones), inside the two runs of words it
+// separates and leaving each at least one word; with no such gap it stays.
+// A change that already lies in a pause, however short, stays: the pause
+// between two turns is often shorter than one inside a turn (after a
+// comma), so the widest pause is no better a guess than the diarizer's. A
+// one-word turn of its own (a back-channel between pauses) is kept.
+func SettleChanges(words []Word, speakers []string) {
+	for i := 1; i < len(words); i++ {
+		if speakers[i] == speakers[i-1] || words[i].Start-words[i-1].End >= WordPause {
+			continue
+		}
+		lo := i - 1
+		for lo > 0 && speakers[lo-1] == speakers[i-1] {
+			lo--
+		}
+		hi := i + 1
+		for hi < len(words) && speakers[hi] == speakers[i] {
+			hi++
+		}
+		at := (words[i-1].End + words[i].Start) / 2
+		best, bestGap, bestDist := -1, 0.0, 0.0
+		for j := lo + 1; j < hi; j++ {
+			gap := words[j].Start - words[j-1].End
+			dist := math.Abs((words[j].Start+words[j-1].End)/2 - at)
+			if gap < WordPause || dist > WordShift {
+				continue
+			}
+			if best < 0 || gap > bestGap || (gap == bestGap && dist < bestDist) {
+				best, bestGap, bestDist = j, gap, dist
+			}
+		}
+		switch {
+		case best < 0:
+		case best < i:
+			for k := best; k < i; k++ {
+				speakers[k] = speakers[i]
+			}
+		default:
+			for k := i; k < best; k++ {
+				speakers[k] = speakers[i-1]
+			}
+			i = best
+		}
+	}
 }
 
 // speakerAt is the speaker of the turn overlapping [start, end] most, or of

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +89,57 @@ func TestPlanChunks(t *testing.T) {
 	}
 	if got := PlanChunks(5, 10, nil); !reflect.DeepEqual(got, []Span{{0, 5}}) {
 		t.Fatalf("short: %v", got)
+	}
+}
+
+func TestSettleChanges(t *testing.T) {
+	// w lays words out one after another: each is 0.4 s, followed by the
+	// given gap.
+	w := func(gaps ...float64) []Word {
+		var out []Word
+		at := 0.0
+		for i, g := range gaps {
+			out = append(out, Word{Start: at, End: at + 0.4, Word: string(rune('ա' + i))})
+			at += 0.4 + g
+		}
+		return out
+	}
+	cases := []struct {
+		name     string
+		words    []Word
+		speakers string // one letter per word
+		want     string
+	}{
+		// The case: the change comes a word late, after the pause.
+		{"a late change moves back to the pause", w(0.02, 0.02, 0.3, 0.02, 0.02), "AAAABB", "AAABBB"},
+		{"an early change moves on to the pause", w(0.02, 0.02, 0.3, 0.02, 0.02), "AABBBB", "AAABBB"},
+		{"two words late", w(0.02, 0.3, 0.02, 0.02, 0.02), "AAAABB", "AABBBB"},
+		{"three words late, beyond WordShift: stays", w(0.02, 0.3, 0.02, 0.02, 0.02, 0.02), "AAAAABB", "AAAAABB"},
+		{"a change at a pause stays", w(0.02, 0.3, 0.02, 0.02), "AABBB", "AABBB"},
+		{"the widest pause wins", w(0.2, 0.02, 0.5, 0.02), "AABBB", "AAABB"},
+		{"no pause within reach: stays", w(0.02, 0.02, 0.02, 0.02, 0.02, 0.02, 0.5), "AAABBBBB", "AAABBBBB"},
+		{"each side keeps a word", w(0.3, 0.02, 0.02), "ABBB", "ABBB"},
+		{"a back-channel between pauses stays its own", w(0.3, 0.3, 0.02), "ABAA", "ABAA"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sp := strings.Split(c.speakers, "")
+			SettleChanges(c.words, sp)
+			if got := strings.Join(sp, ""); got != c.want {
+				t.Fatalf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestAssignSpeakersSettlesALateChangeAtThePause(t *testing.T) {
+	// The diarizer's change comes 0.6 s late: "Իհարկե," would close the
+	// first speaker's line although a 0.3 s pause comes before it.
+	turns := []Turn{{0, 3.1, "A"}, {3.1, 5, "B"}}
+	words := []Word{{0, 0.5, "և"}, {0.52, 1.2, "միացնել"}, {1.22, 2, "ինտերնետը։"}, {2.3, 3, "Իհարկե,"}, {3.02, 3.6, "խնդրում"}, {3.62, 4, "եմ"}}
+	got := FormatPhoneCall(NumberSpeakers(AssignSpeakers(nil, words, turns)))
+	want := "Խոսնակ 1: և միացնել ինտերնետը։\nԽոսնակ 2: Իհարկե, խնդրում եմ"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

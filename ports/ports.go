@@ -25,6 +25,8 @@ type JobStore interface {
 	// error nothing is saved and that error is returned unchanged. Concurrent
 	// UpdateJob calls on one job are serialised: fn always sees the latest
 	// committed state, so of N racing transitions exactly one succeeds.
+	// fn may run more than once (the last run counts: a store retrying
+	// with fresher rows), so it only computes; it must not call the store.
 	UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error
 	// StaleJobs lists up to limit jobs the sweeper must look at: jobs still
 	// uploading whose upload window closed at or before now, and jobs in
@@ -455,5 +457,7 @@ type AudioChunker interface {
 	// one Chunk with an empty Path: send the original. Audio that cannot be
 	// read as MP3 is a domain.Permanent error, and so is audio that holds
 	// nothing at all (domain.ErrNoSpeech); nothing is left in dir on error.
+	// dir need not exist: it is made (0700, its parent must exist) when
+	// there are pieces to write.
 	Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ChunkLimits) ([]Chunk, error)
 }

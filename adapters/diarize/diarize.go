@@ -2,30 +2,41 @@
 // model weights: pure Go signal processing (a ports.Diarizer).
 //
 // The decoded recording (a 16 kHz mono WAV, as mp3.Splitter writes it) is
-// read twice, frame by frame (25 ms frames every 10 ms), so memory grows
-// only with a few bytes per frame, never with the samples:
+// read twice, frame by frame (25 ms frames every 10 ms), never whole; what
+// is kept is 4 bytes of energy per frame and 76 bytes of features per
+// speech frame (about 27 MB per hour of speech):
 //
 //  1. Voice activity: the log energy of every frame; a frame is speech when
 //     it is well above the recording's noise floor (10th percentile)
-//     relative to its loud speech (95th percentile). Gaps under 200 ms are
+//     relative to its loud speech (95th percentile), and speech goes on
+//     while the energy stays a third of the way above the floor
+//     (hysteresis: quiet word edges in noise). Gaps under 200 ms are
 //     bridged and bursts under 80 ms dropped. No speech at all is an empty
-//     answer, which the caller turns into "no speech detected".
-//  2. Features of speech frames only: pre-emphasis, Hamming window, 512-point
-//     FFT, 26 mel bands, log, DCT to 12 MFCCs; the pitch from the
+//     answer, which the caller turns into "no speech detected". Gaps of
+//     40 ms or more under the threshold inside a stretch are its pauses.
+//  2. Features of speech frames: pre-emphasis, Hamming window, 512-point
+//     FFT, 26 mel bands, log, DCT to 16 MFCCs; the pitch from the
 //     autocorrelation (inverse FFT of the power spectrum) and its voicing.
 //  3. Windows of 1.5 s every 0.5 s inside each stretch of speech (a shorter
 //     stretch is one window) are summed into embeddings: mean and spread of
 //     the MFCCs, mean |delta| of the MFCCs, mean log pitch of voiced frames,
-//     mean energy.
-//  4. Clustering pinned to two speakers: embeddings are standardised, split
-//     along their principal axis, refined by k-means with k = 2 and then by
-//     hard EM on two diagonal Gaussians (so an expressive voice is not cut
-//     in two).
-//  5. Speaker changes are where the labels of adjacent windows differ and
-//     at pauses; each frame takes the label of the nearest window of its
-//     stretch, a 0.3 s majority filter smooths the labels, and runs shorter
-//     than 0.3 s inside a stretch join their neighbour (a short stretch of
-//     its own, a back-channel "այո", keeps its label).
+//     mean energy; standardised, split along their principal axis, refined
+//     by k-means with k = 2 and by hard EM on two diagonal Gaussians.
+//  4. Frame-level resegmentation (reseg.go): the windows' labels seed two
+//     speaker models (8-component diagonal GMMs on per-call normalised
+//     MFCCs, deltas, energy and pitch), and a Viterbi pass over every frame
+//     picks the speakers with a switch cost that is high inside speech and
+//     nearly nothing in a pause; three rounds. An agglomerative clustering
+//     of units of at most 2 s (ahc.go) seeds a second run; the likelier of
+//     the two wins.
+//  5. Turns: a change of speaker inside a stretch moves to a pause within
+//     0.3 s, and runs shorter than 0.3 s inside a stretch join their
+//     neighbour (a short stretch of its own, a back-channel "այո" between
+//     pauses, keeps its label; one overlapping a turn never pays the
+//     switch cost and stays with the speaker who holds the turn).
+//
+// With the engine's word times, domain.AssignSpeakers then keeps every word
+// whole and moves a change that falls mid-phrase to a pause between words.
 package diarize
 
 import (
@@ -46,7 +57,6 @@ const (
 	winHop       = 50
 	bridgeFrames = 20 // gaps bridged by VAD
 	burstFrames  = 8  // bursts dropped by VAD
-	smoothFrames = 31 // majority filter width
 	minRunFrames = 30 // shortest turn inside a stretch
 )
 
@@ -84,12 +94,34 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	if len(regs) == 0 {
 		return nil, nil
 	}
-	wins := windows(regs)
-	if err := embed(ctx, wavPath, wins); err != nil {
+	fs, err := extract(ctx, wavPath, regs)
+	if err != nil {
 		return nil, err
 	}
-	labels := cluster(wins)
-	return turns(regs, wins, labels), nil
+	wins := windows(regs)
+	for _, w := range wins {
+		for f := w.start; f < w.end; f++ {
+			w.add(fs.at(f))
+		}
+	}
+	pause := pauses(energy, regs)
+	// Two starts for the frame models: the windows' clustering, and an
+	// agglomerative clustering of units of at most 2 s; the likelier
+	// resegmentation wins. Each alone lands in a wrong split on some calls
+	// of close voices (see docs/quality.md).
+	starts := [][][]int{windowLabels(regs, wins, cluster(wins))}
+	if a := ahcLabels(newFrameVectors(fs, pause), regs, pause); a != nil {
+		starts = append(starts, a)
+	}
+	var best [][]int
+	bestScore := math.Inf(-1)
+	for _, start := range starts {
+		frames, score := resegment(fs, pause, start)
+		if best == nil || score > bestScore {
+			best, bestScore = frames, score
+		}
+	}
+	return turns(regs, pause, best), nil
 }
 
 func frameTime(f int) float64 { return float64(f*hop) / rate }
@@ -129,22 +161,52 @@ func vad(energy []float32) []bool {
 	if len(energy) == 0 {
 		return speech
 	}
-	sorted := slices.Clone(energy)
-	slices.Sort(sorted)
-	floor := float64(sorted[len(sorted)/10])
-	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
-	// Nothing loud enough to be speech, or nothing standing out of the
-	// noise: steady hiss, hum or silence.
-	if peak < -60 || peak-floor < 6 {
+	th, ok := threshold(energy)
+	if !ok {
 		return speech
 	}
-	threshold := floor + max(6, 0.3*(peak-floor))
 	for i, e := range energy {
-		speech[i] = float64(e) > threshold
+		speech[i] = float64(e) > th
+	}
+	// Hysteresis: speech goes on while the energy stays a third of the
+	// way from the floor to the threshold, so quiet word edges (an
+	// unvoiced consonant in noise) stay speech.
+	floor := floorOf(energy)
+	low := floor + (th-floor)/3
+	for i := 1; i < len(speech); i++ {
+		if speech[i-1] && !speech[i] && float64(energy[i]) > low {
+			speech[i] = true
+		}
+	}
+	for i := len(speech) - 2; i >= 0; i-- {
+		if speech[i+1] && !speech[i] && float64(energy[i]) > low {
+			speech[i] = true
+		}
 	}
 	fill(speech, false, bridgeFrames)
 	fill(speech, true, burstFrames)
 	return speech
+}
+
+// floorOf is the noise floor: the 10th percentile of the frames' energy.
+func floorOf(energy []float32) float64 {
+	sorted := slices.Clone(energy)
+	slices.Sort(sorted)
+	return float64(sorted[len(sorted)/10])
+}
+
+// threshold is the energy above which a frame is speech; false when
+// nothing is loud enough to be speech or nothing stands out of the noise
+// (steady hiss, hum or silence).
+func threshold(energy []float32) (float64, bool) {
+	sorted := slices.Clone(energy)
+	slices.Sort(sorted)
+	floor := float64(sorted[len(sorted)/10])
+	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
+	if peak < -60 || peak-floor < 6 {
+		return 0, false
+	}
+	return floor + max(6, 0.3*(peak-floor)), true
 }
 
 // fill flips runs of value shorter than n frames that have the other value
@@ -219,48 +281,74 @@ func windows(regs [][2]int) []*window {
 	return out
 }
 
-// embed is pass two: features of the frames inside windows, summed.
-func embed(ctx context.Context, path string, wins []*window) error {
+// frameFeats holds the features of every frame inside a region of speech
+// (pass two), dims float32s a frame.
+type frameFeats struct {
+	regs [][2]int
+	off  []int // index of each region's first frame in data
+	data []float32
+}
+
+// at is frame f's features; f must lie in a region.
+func (fs *frameFeats) at(f int) []float32 {
+	r, _ := slices.BinarySearchFunc(fs.regs, f, func(r [2]int, f int) int {
+		if r[1] <= f {
+			return -1
+		}
+		if r[0] > f {
+			return 1
+		}
+		return 0
+	})
+	i := fs.off[r] + f - fs.regs[r][0]
+	return fs.data[i*dims : (i+1)*dims]
+}
+
+// extract is pass two: the features of the frames inside regions.
+func extract(ctx context.Context, path string, regs [][2]int) (*frameFeats, error) {
 	fr, err := openFrames(path)
 	if err != nil {
-		return fmt.Errorf("diarize: %w", err)
+		return nil, fmt.Errorf("diarize: %w", err)
 	}
 	defer fr.Close()
+	fs := &frameFeats{regs: regs, off: make([]int, len(regs))}
+	n := 0
+	for i, r := range regs {
+		fs.off[i] = n
+		n += r[1] - r[0]
+	}
+	fs.data = make([]float32, 0, n*dims)
 	a := newAnalyser()
 	feat := make([]float32, dims)
-	first := 0 // the first window that may still take frames
-	last := wins[len(wins)-1].end
-	for f := 0; f < last; f++ {
+	ri := 0
+	for f := 0; ri < len(regs); f++ {
 		if f%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("diarize: %w", err)
+				return nil, fmt.Errorf("diarize: %w", err)
 			}
 		}
 		s, err := fr.next()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
-			return fmt.Errorf("diarize: read %s: %w", path, err)
+			return nil, fmt.Errorf("diarize: read %s: %w", path, err)
 		}
-		for first < len(wins) && wins[first].end <= f {
-			first++
-		}
-		if first == len(wins) || wins[first].start > f {
+		if f < regs[ri][0] {
 			continue
 		}
 		a.features(s, feat)
-		for _, w := range wins[first:] {
-			if w.start > f {
-				break
-			}
-			if f >= w.end {
-				continue
-			}
-			w.add(feat)
+		fs.data = append(fs.data, feat...)
+		if f+1 == regs[ri][1] {
+			ri++
 		}
 	}
-	return nil
+	// A region the file ends in the middle of (it cannot: regions come from
+	// the same frames) would leave data short; pad to keep at() in range.
+	for len(fs.data) < n*dims {
+		fs.data = append(fs.data, 0)
+	}
+	return fs, nil
 }
 
 func (w *window) add(feat []float32) {
@@ -335,7 +423,7 @@ func cluster(wins []*window) []int {
 		wt[i] = float64(w.n)
 	}
 	standardise(x, wt)
-	return gmm2(x, wt, kmeans2(x, wt))
+	return gmm2(x, wt, kmeans2(x, wt, principalSplit(x, wt)))
 }
 
 // gmm2 refines a two-way split with a few rounds of hard EM on two
@@ -423,10 +511,10 @@ func standardise(x [][]float64, wt []float64) {
 	}
 }
 
-// kmeans2 splits x in two: centroids start on either side of the mean along
-// the principal axis (found by power iteration), which no single outlier
-// can capture, then k-means refines them. Weights are window lengths.
-func kmeans2(x [][]float64, wt []float64) []int {
+// principalSplit splits x on either side of the mean along the principal
+// axis (found by power iteration), which no single outlier can capture.
+// Weights are window lengths.
+func principalSplit(x [][]float64, wt []float64) []int {
 	labels := make([]int, len(x))
 	if len(x) < 2 {
 		return labels
@@ -458,6 +546,16 @@ func kmeans2(x [][]float64, wt []float64) []int {
 			labels[i] = 1
 		}
 	}
+	return labels
+}
+
+// kmeans2 refines a split of x in two by k-means (weights are window
+// lengths).
+func kmeans2(x [][]float64, wt []float64, labels []int) []int {
+	if len(x) < 2 {
+		return labels
+	}
+	d := len(x[0])
 	for it := 0; it < 50; it++ {
 		var c [2][]float64
 		var n [2]float64
@@ -509,9 +607,9 @@ func dist2(a, b []float64) float64 {
 	return s
 }
 
-// turns labels every speech frame by its nearest window, smooths and joins.
-func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
-	var out []domain.Turn
+// windowLabels labels every frame of every region by its nearest window.
+func windowLabels(regs [][2]int, wins []*window, labels []int) [][]int {
+	out := make([][]int, len(regs))
 	wi := 0
 	for ri, r := range regs {
 		for wi < len(wins) && wins[wi].region < ri {
@@ -529,15 +627,27 @@ func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
 			}
 			frames[f-r[0]] = labels[k]
 		}
-		frames = majority(frames, smoothFrames)
-		runs := joinShort(frames, minRunFrames)
+		out[ri] = frames
+	}
+	return out
+}
+
+// turns makes the frames' labels turns: inside each region a change of
+// speaker moves to a pause within maxSnap frames, and runs shorter than
+// minRunFrames join their neighbour (a region of its own, a back-channel
+// "այո" between pauses, keeps its label).
+func turns(regs [][2]int, pause [][]bool, frames [][]int) []domain.Turn {
+	var out []domain.Turn
+	for ri, r := range regs {
+		labels := snap(frames[ri], pause[ri], maxSnap)
+		runs := joinShort(labels, minRunFrames)
 		for _, run := range runs {
 			sp := "A"
 			if run.label == 1 {
 				sp = "B"
 			}
 			t := domain.Turn{Start: frameTime(r[0] + run.start), End: frameTime(r[0] + run.end), Speaker: sp}
-			if run.end == len(frames) { // the stretch's last frame lasts 25 ms
+			if run.end == len(labels) { // the stretch's last frame lasts 25 ms
 				t.End += float64(frameLen-hop) / rate
 			}
 			if n := len(out); n > 0 && out[n-1].Speaker == sp && t.Start-out[n-1].End < 0.01 {
@@ -551,30 +661,6 @@ func turns(regs [][2]int, wins []*window, labels []int) []domain.Turn {
 }
 
 func center(w *window) float64 { return float64(w.start+w.end) / 2 }
-
-func majority(labels []int, width int) []int {
-	out := make([]int, len(labels))
-	ones := 0
-	half := width / 2
-	for i := 0; i < min(half, len(labels)); i++ {
-		ones += labels[i]
-	}
-	for i := range labels {
-		if j := i + half; j < len(labels) {
-			ones += labels[j]
-		}
-		if j := i - half - 1; j >= 0 {
-			ones -= labels[j]
-		}
-		n := min(i+half, len(labels)-1) - max(i-half, 0) + 1
-		if 2*ones > n {
-			out[i] = 1
-		} else if 2*ones == n {
-			out[i] = labels[i]
-		}
-	}
-	return out
-}
 
 type run struct{ start, end, label int }
 

@@ -167,6 +167,20 @@ func BenchmarkDiarizeMinute(b *testing.B) {
 	}
 }
 
+// BenchmarkDiarizeCall diarizes the 16.9 s two-voice call of the test
+// suite (pauses, two real-sounding voices: every pass, both starts of the
+// frame models) and reports the time per audio minute.
+func BenchmarkDiarizeCall(b *testing.B) {
+	path := decode(b, "call-mono-16k.mp3")
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New().Diarize(context.Background(), path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/(16.9/60), "s/audio-min")
+}
+
 // writeWAV writes seconds of 16 kHz mono audio from fn(sample index).
 func writeWAV(t testing.TB, seconds float64, fn func(int, *rand.Rand) float64) string {
 	t.Helper()

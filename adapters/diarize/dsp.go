@@ -11,7 +11,7 @@ const (
 	hop       = 160 // 10 ms: 100 frames a second
 	fftSize   = 512
 	melBands  = 26
-	numCeps   = 12 // c1..c12; c0 is replaced by the log energy
+	numCeps   = 16 // c1..c16; c0 is replaced by the log energy
 	preEmph   = 0.97
 	minPitch  = 70.0 // Hz
 	maxPitch  = 400.0

@@ -3,8 +3,10 @@ package mp3
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +50,8 @@ func (Chunker) Chunk(ctx context.Context, open func() (io.ReadCloser, error), di
 	if err != nil {
 		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
 	}
-	br := bufio.NewReaderSize(r, bufSize)
+	br := newReader(r)
+	defer putReader(br)
 	head, _ := br.Peek(12)
 	if isWAV(head) {
 		w, err := scanWAV(ctx, br)
@@ -139,6 +142,7 @@ func levels(stats []frameStat) []uint8 {
 // scanFrames is pass one: every audio frame's size and coded bits.
 func scanFrames(ctx context.Context, r io.Reader) ([]frameStat, header, float64, error) {
 	s := newScanner(ctx, r)
+	defer s.release()
 	st, err := s.begin()
 	if err != nil {
 		return nil, header{}, 0, splitError(err)
@@ -265,12 +269,17 @@ func writeChunks(ctx context.Context, open func() (io.ReadCloser, error), dir st
 			chunks = nil
 		}
 	}()
+	// Made here, not by the caller: a recording that fits whole needs none.
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("mp3.Chunk: %w", err)
+	}
 	r, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
 	}
 	defer r.Close()
 	s := newScanner(ctx, r)
+	defer s.release()
 	if _, err := s.begin(); err != nil {
 		return nil, splitError(err)
 	}

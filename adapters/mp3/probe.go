@@ -33,6 +33,7 @@ type Prober struct{}
 // still there.
 func (Prober) Probe(ctx context.Context, r io.Reader) (domain.AudioInfo, error) {
 	s := newScanner(ctx, r)
+	defer s.release()
 	st, err := s.begin()
 	if err != nil {
 		return domain.AudioInfo{}, probeError(err)

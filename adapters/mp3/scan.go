@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 )
 
 const (
@@ -35,6 +36,7 @@ const (
 type scanner struct {
 	ctx     context.Context
 	br      *bufio.Reader
+	owned   bool   // br came from readers: release returns it
 	ref     header // the first frame; the rest of the stream must match it
 	pending int    // bytes of the frame last returned by next, still to skip
 	calls   int
@@ -48,7 +50,42 @@ type start struct {
 }
 
 func newScanner(ctx context.Context, r io.Reader) *scanner {
-	return &scanner{ctx: ctx, br: bufio.NewReaderSize(r, bufSize)}
+	if br, ok := r.(*bufio.Reader); ok && br.Size() >= bufSize {
+		return &scanner{ctx: ctx, br: br} // the caller's window, released by the caller
+	}
+	return &scanner{ctx: ctx, br: newReader(r), owned: true}
+}
+
+// newReader returns a read window of bufSize on r, reused from an earlier
+// scan when one was released (putReader).
+func newReader(r io.Reader) *bufio.Reader {
+	br, _ := readers.Get().(*bufio.Reader)
+	if br == nil {
+		return bufio.NewReaderSize(r, bufSize)
+	}
+	br.Reset(r)
+	return br
+}
+
+// putReader keeps br for the next scan; nothing read through it may be used
+// afterwards.
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	readers.Put(br)
+}
+
+// readers keeps the scanners' read windows for the next scan: a 64 KB
+// buffer a scan was most of what the pipeline's stages allocated (the
+// process stage probes every upload, the transcribe stage scans it again).
+var readers sync.Pool
+
+// release returns the scanner's read window to the pool if it took it
+// from there; nothing read through it may be used afterwards.
+func (s *scanner) release() {
+	if s.owned && s.br != nil {
+		putReader(s.br)
+	}
+	s.br = nil
 }
 
 // peek returns up to n buffered bytes; err is nil, io.EOF when fewer than n

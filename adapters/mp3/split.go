@@ -40,6 +40,7 @@ type Splitter struct{}
 // after an error.
 func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (paths []string, err error) {
 	s := newScanner(ctx, r)
+	defer s.release()
 	st, err := s.begin()
 	if err != nil {
 		return nil, splitError(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -169,6 +170,10 @@ func writeWAVChunks(ctx context.Context, open func() (io.ReadCloser, error), dir
 			chunks = nil
 		}
 	}()
+	// Made here, not by the caller: a recording that fits whole needs none.
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("mp3.Chunk: %w", err)
+	}
 	r, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)

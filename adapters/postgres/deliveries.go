@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
@@ -24,19 +25,18 @@ func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
 	var first bool
 	d.Status = domain.DeliveryPending
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Nothing is begun for a deleted job: its webhook must not go out.
-		// The share lock waits for a DeleteJob in progress, whose tombstone
-		// the next statement then sees.
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(d.DocID)); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, sqlstore.Postgres.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
-			" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...)
+	// One round trip: a batch runs in one implicit transaction.
+	// Nothing is begun for a deleted job: its webhook must not go out. The
+	// share lock waits for a DeleteJob in progress, whose tombstone the
+	// next statement (a new snapshot) then sees.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(d.DocID))
+	b.Queue(sqlstore.Postgres.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
+		" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...).Exec(func(tag pgconn.CommandTag) error {
 		first = tag.RowsAffected() == 1
-		return err
+		return nil
 	})
-	if err != nil {
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return false, fmt.Errorf("postgres.BeginDelivery: %w", translate(err))
 	}
 	return first, nil

@@ -69,3 +69,5 @@ func TestIdempotencyAcrossReplicas(t *testing.T) {
 		t.Fatalf("%d creators, %d docIds answered, %d jobs in the database; want 1, 1, 1", winners, len(docs), jobs)
 	}
 }
+
+func BenchmarkPipelineTransitions(b *testing.B) { porttest.BenchPipelineTransitions(b, openTest(b)) }

@@ -22,13 +22,23 @@ var (
 	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
 	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(1, len(jobWriteCols)) + ")"
 	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = $" + fmt.Sprint(len(jobWriteCols))
-	// jobForUpdate reads a job and its account and locks both rows until
-	// the transaction ends. NO KEY UPDATE: no key changes, so inserts that
-	// merely reference the account (a new job, a new key) need not wait.
-	jobForUpdate = "SELECT j." + strings.Join(jobCols, ", j.") + ", a." + strings.Join(accountCols, ", a.") + `
+	// jobAndAccountForUpdate reads a job and its account and locks both
+	// rows until the transaction ends (DeleteJob). NO KEY UPDATE: no key
+	// changes, so inserts that merely reference the account (a new job, a
+	// new key) need not wait.
+	jobAndAccountForUpdate = "SELECT j." + strings.Join(jobCols, ", j.") + ", a." + strings.Join(accountCols, ", a.") + `
 		FROM jobs j JOIN accounts a ON a.id = j.account_id
 		WHERE j.id = $1
 		FOR NO KEY UPDATE`
+	// jobsForUpdate reads jobs and their accounts and locks the jobs' rows
+	// only, in ID order (UpdateJob's group commit).
+	jobsForUpdate = "SELECT j." + strings.Join(jobCols, ", j.") + ", a." + strings.Join(accountCols, ", a.") + `
+		FROM jobs j JOIN accounts a ON a.id = j.account_id
+		WHERE j.id = ANY($1)
+		ORDER BY j.id
+		FOR NO KEY UPDATE OF j`
+	// accountsForUpdate locks accounts in ID order.
+	accountsForUpdate = accountSelect + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
 )
 
 // toJobRow lists j's values in jobWriteCols order.
@@ -50,13 +60,11 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue(jobInsert, row...)
-		queueEvents(b, events)
-		return translate(tx.SendBatch(ctx, b).Close())
-	})
-	if err != nil {
+	// One round trip: a batch runs in one implicit transaction.
+	b := &pgx.Batch{}
+	b.Queue(jobInsert, row...)
+	queueEvents(b, events)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}
 	if len(events) > 0 {
@@ -72,57 +80,6 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 		return domain.Job{}, fmt.Errorf("postgres.GetJob: job %s: %w", id, err)
 	}
 	return j, nil
-}
-
-// UpdateJob loads and locks the job and its account, applies fn and saves
-// both with fn's events, all in one transaction. Concurrent updates of the
-// job (or of another job of the account) wait for the lock, so fn always
-// sees the latest committed state. fn runs while the rows are locked: it
-// must be quick and must not call the store.
-func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error {
-	var fnErr error
-	var wrote bool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		j, a, err := lockJob(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		before := a
-		jobID, acctID := j.ID, j.AccountID
-		events, err := fn(&j, &a)
-		if err != nil {
-			fnErr = err
-			return err
-		}
-		if err := domain.ValidateEvents(events); err != nil {
-			return err
-		}
-		// The rows keep their keys whatever fn did to the IDs.
-		j.ID, j.AccountID, a.ID = jobID, acctID, acctID
-		row, err := toJobRow(j)
-		if err != nil {
-			return err
-		}
-		// One round trip for every write of the step.
-		b := &pgx.Batch{}
-		b.Queue(jobUpdate, keyLast(row)...)
-		if a != before { // most steps leave the account alone
-			b.Queue(accountUpdate, keyLast(toAccountRow(a))...)
-		}
-		queueEvents(b, events)
-		wrote = len(events) > 0
-		return translate(tx.SendBatch(ctx, b).Close())
-	})
-	if fnErr != nil {
-		return fnErr // unchanged, as the contract says
-	}
-	if err != nil {
-		return fmt.Errorf("postgres.UpdateJob: %w", translate(err))
-	}
-	if wrote {
-		s.signal()
-	}
-	return nil
 }
 
 // StaleJobs lists jobs whose upload window closed at or before now, and

@@ -5,9 +5,9 @@
 // processes.
 //
 // Concurrency rests on row locks, not on a process-wide writer: UpdateJob
-// locks the job and its account (SELECT … FOR NO KEY UPDATE), so racing
-// transitions of one job queue in Postgres and each sees the last committed
-// state; ClaimOutbox locks records with SKIP LOCKED so relays never wait on
+// locks the job (SELECT … FOR NO KEY UPDATE), and its account too when the
+// step changes the balance, so racing transitions of one job queue in
+// Postgres and each sees the last committed state; ClaimOutbox locks records with SKIP LOCKED so relays never wait on
 // each other; Hit is one upsert. The schema is versioned SQL embedded in the
 // binary, applied by Open under a transaction-scoped advisory lock so that
 // processes starting together migrate once.
@@ -49,6 +49,8 @@ type Store struct {
 	stopListen  context.CancelFunc
 	listenDone  chan struct{}
 	logger      *slog.Logger
+
+	updates groupCommit // UpdateJob's queue, see jobupdate.go
 }
 
 var _ ports.Stores = (*Store)(nil)

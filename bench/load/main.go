@@ -51,6 +51,8 @@ type options struct {
 	pool                                    int
 	dur                                     time.Duration
 	conns                                   int
+	only, pprofDir                          string
+	pprofSecs                               int
 }
 
 func main() {
@@ -71,6 +73,9 @@ func main() {
 	flag.IntVar(&o.rate, "rate", 40, "jobs per second of the paced run")
 	flag.DurationVar(&o.dur, "duration", 8*time.Second, "length of each wrk run")
 	flag.IntVar(&o.conns, "connections", 32, "wrk connections")
+	flag.StringVar(&o.only, "only", "", "'pipeline': only create+upload and the backlog run, figures printed, no file written")
+	flag.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and allocation profiles of the api and worker during the backlog ('' none)")
+	flag.IntVar(&o.pprofSecs, "pprof-seconds", 8, "length of the CPU profiles")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -97,6 +102,7 @@ type results struct {
 	WorkerHWMkB, WorkerIdleHWMkB  int64
 	PipeBusy                      float64 // machine CPU busy share during the backlog run
 	PipeAPICPU, PipeWorkerCPU     float64 // CPU seconds of the api and worker processes then
+	PipePostgresCPU               float64 // and of the Postgres backends serving them
 	CPUs                          int
 	When                          time.Time
 }
@@ -116,6 +122,9 @@ func (w wrkResult) rps() float64 { return float64(w.Requests) / w.Seconds }
 func run(o options) error {
 	if o.bin == "" || o.bare == "" || o.dbBase == "" {
 		return errors.New("-bin, -bare and -db (or HYSCRIBE_TEST_DATABASE_URL) are required")
+	}
+	if o.only != "" && o.only != "pipeline" {
+		return fmt.Errorf("-only %q: want '' or 'pipeline'", o.only)
 	}
 	ctx := context.Background()
 	r := results{Keys: o.keys, Accounts: o.accounts, Pool: o.pool, CPUs: runtime.NumCPU(), When: time.Now().UTC()}
@@ -151,7 +160,7 @@ func run(o options) error {
 	}
 	defer hook.srv.Close()
 
-	procURL := dbURL
+	procURL := dbURL + "&application_name=" + benchApp
 	if o.pool > 0 {
 		procURL += "&pool_max_conns=" + strconv.Itoa(o.pool)
 	}
@@ -167,6 +176,12 @@ func run(o options) error {
 		"HYSCRIBE_CREATE_RATE_LIMIT":     "100000",
 		"HYSCRIBE_SHUTDOWN_GRACE":        "2s",
 		"HYSCRIBE_LOG_LEVEL":             "info",
+	}
+	if o.pprofDir != "" {
+		if err := os.MkdirAll(o.pprofDir, 0o755); err != nil {
+			return err
+		}
+		vars["HYSCRIBE_PPROF_ADDR"] = "127.0.0.1:0"
 	}
 	api, err := startProc(work, "api", vars, o.bin, "api")
 	if err != nil {
@@ -236,6 +251,10 @@ func run(o options) error {
 	}
 	pollPath := "/api/getTranscription?docId=" + polled
 
+	if o.only == "pipeline" {
+		return runPipeline(ctx, o, &r, work, vars, api, &procs, client, apiAddr, dbURL, jobKeys, audio, hook)
+	}
+
 	// 1. Poll: many keys (the 200 path), one key (the 429 path), bare fiber.
 	fmt.Fprintf(os.Stderr, "bench: poll under wrk, %d keys, %s\n", o.keys, o.dur)
 	if r.Poll, err = runWrk(o, apiAddr, pollPath, keysFile); err != nil {
@@ -262,30 +281,10 @@ func run(o options) error {
 	r.Uploads, r.UploadSecs = len(ids), time.Since(start).Seconds()
 
 	// 3. Pipeline: a worker drains the backlog.
-	fmt.Fprintln(os.Stderr, "bench: pipeline drains the backlog")
-	hook.reset()
-	busy0, total0 := machineCPU()
-	api0 := procCPU(api.cmd.Process.Pid)
-	workerStart := time.Now()
-	worker, err := startProc(work, "worker", vars, o.bin, "worker")
+	worker, err := drain(ctx, o, &r, work, vars, api, &procs, dbURL, ids, hook)
 	if err != nil {
 		return err
 	}
-	procs = append(procs, worker)
-	done, err := waitTranscribed(ctx, dbURL, ids, 180*time.Second)
-	if err != nil {
-		return err
-	}
-	r.PipelineJobs = len(ids)
-	r.PipelineWallSec = time.Since(workerStart).Seconds()
-	r.PipelineSecs = spread(done)
-	busy1, total1 := machineCPU()
-	r.PipeBusy = float64(busy1-busy0) / float64(max(total1-total0, 1))
-	r.PipeAPICPU, r.PipeWorkerCPU = procCPU(api.cmd.Process.Pid)-api0, procCPU(worker.cmd.Process.Pid)
-	if err := hook.wait(len(ids), 30*time.Second); err != nil {
-		return err
-	}
-	r.Webhooks, r.WebhookSecs = hook.rate()
 
 	// 4. Paced: end-to-end latency at a steady rate the pipeline keeps up with.
 	fmt.Fprintf(os.Stderr, "bench: %d jobs at %d/s for end-to-end latency\n", o.paced, o.rate)
@@ -348,6 +347,161 @@ func run(o options) error {
 		return writeSection(o.out, report)
 	}
 	return nil
+}
+
+// drain starts a worker on the backlog of ids, waits for every job to be
+// transcribed and its webhook delivered, and records the pipeline figures.
+func drain(ctx context.Context, o options, r *results, work string, vars map[string]string, api *proc, procs *[]*proc, dbURL string, ids []string, hook *receiver) (*proc, error) {
+	fmt.Fprintln(os.Stderr, "bench: pipeline drains the backlog")
+	hook.reset()
+	busy0, total0 := machineCPU()
+	api0, pg0 := procCPU(api.cmd.Process.Pid), postgresCPU(ctx, dbURL)
+	workerStart := time.Now()
+	worker, err := startProc(work, "worker", vars, o.bin, "worker")
+	if err != nil {
+		return nil, err
+	}
+	*procs = append(*procs, worker)
+	var profiling sync.WaitGroup
+	if o.pprofDir != "" {
+		for _, p := range []*proc{api, worker} {
+			line, err := p.waitLog("pprof listening", 30*time.Second)
+			if err != nil {
+				return nil, err
+			}
+			addr := line["addr"].(string)
+			profiling.Add(1)
+			go func() {
+				defer profiling.Done()
+				u := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, o.pprofSecs)
+				if err := fetchTo(u, filepath.Join(o.pprofDir, p.name+".cpu.pprof")); err != nil {
+					fmt.Fprintln(os.Stderr, "bench: cpu profile of", p.name+":", err)
+				}
+			}()
+		}
+	}
+	done, err := waitTranscribed(ctx, dbURL, ids, 180*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	r.PipelineJobs = len(ids)
+	r.PipelineWallSec = time.Since(workerStart).Seconds()
+	r.PipelineSecs = spread(done)
+	busy1, total1 := machineCPU()
+	r.PipeBusy = float64(busy1-busy0) / float64(max(total1-total0, 1))
+	r.PipeAPICPU, r.PipeWorkerCPU = procCPU(api.cmd.Process.Pid)-api0, procCPU(worker.cmd.Process.Pid)
+	r.PipePostgresCPU = postgresCPU(ctx, dbURL) - pg0
+	if err := hook.wait(len(ids), 30*time.Second); err != nil {
+		return nil, err
+	}
+	r.Webhooks, r.WebhookSecs = hook.rate()
+	profiling.Wait()
+	if o.pprofDir != "" {
+		for _, p := range []*proc{api, worker} {
+			line, _ := p.waitLog("pprof listening", time.Second)
+			u := fmt.Sprintf("http://%s/debug/pprof/allocs", line["addr"].(string))
+			if err := fetchTo(u, filepath.Join(o.pprofDir, p.name+".allocs.pprof")); err != nil {
+				fmt.Fprintln(os.Stderr, "bench: allocation profile of", p.name+":", err)
+			}
+		}
+	}
+	return worker, nil
+}
+
+// runPipeline is -only pipeline: create+upload and the backlog run, printed.
+func runPipeline(ctx context.Context, o options, r *results, work string, vars map[string]string, api *proc, procs *[]*proc, client *http.Client, apiAddr, dbURL string, jobKeys []string, audio []byte, hook *receiver) error {
+	fmt.Fprintf(os.Stderr, "bench: %d creates and uploads\n", o.jobs)
+	api0, pg0 := procCPU(api.cmd.Process.Pid), postgresCPU(ctx, dbURL)
+	start := time.Now()
+	ids, _, err := submit(client, apiAddr, jobKeys, audio, o.jobs, 16, 0)
+	if err != nil {
+		return err
+	}
+	r.Uploads, r.UploadSecs = len(ids), time.Since(start).Seconds()
+	upAPI, upPG := procCPU(api.cmd.Process.Pid)-api0, postgresCPU(ctx, dbURL)-pg0
+	if _, err := drain(ctx, o, r, work, vars, api, procs, dbURL, ids, hook); err != nil {
+		return err
+	}
+	fmt.Printf("create + upload: %d jobs in %.2f s = %.0f jobs/s; CPU s: api %.2f, postgres %.2f\n",
+		r.Uploads, r.UploadSecs, float64(r.Uploads)/r.UploadSecs, upAPI, upPG)
+	fmt.Printf("pipeline: %d jobs in %.2f s (first to last transcribed) = %.0f jobs/s; %.2f s from the worker's start = %.0f jobs/s\n",
+		r.PipelineJobs, r.PipelineSecs, float64(r.PipelineJobs)/r.PipelineSecs, r.PipelineWallSec, float64(r.PipelineJobs)/r.PipelineWallSec)
+	fmt.Printf("backlog CPU s: api %.2f, worker %.2f, postgres %.2f (machine busy %.0f%%); per job ms: api %.2f, worker %.2f, postgres %.2f\n",
+		r.PipeAPICPU, r.PipeWorkerCPU, r.PipePostgresCPU, 100*r.PipeBusy,
+		1000*r.PipeAPICPU/float64(r.PipelineJobs), 1000*r.PipeWorkerCPU/float64(r.PipelineJobs), 1000*r.PipePostgresCPU/float64(r.PipelineJobs))
+	fmt.Printf("webhooks: %d at %.0f /s\n", r.Webhooks, float64(r.Webhooks)/r.WebhookSecs)
+	time.Sleep(time.Second) // backends report their table counts within a second
+	return tableCounts(ctx, dbURL, r.PipelineJobs)
+}
+
+// tableCounts prints, per table of the bench's schema, the rows inserted,
+// updated and deleted and the scans run since it was made, per job: what
+// the store did for each job, the pipeline's and the API's together.
+func tableCounts(ctx context.Context, dbURL string, jobs int) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT relname, n_tup_ins, n_tup_upd, n_tup_del, coalesce(seq_scan, 0), coalesce(idx_scan, 0)
+		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND n_tup_ins + n_tup_upd + n_tup_del + coalesce(idx_scan, 0) > 0
+		ORDER BY relname`)
+	fmt.Println("per job (all phases): table inserts updates deletes seq-scans index-scans")
+	var name string
+	var ins, upd, del, seq, idx int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &ins, &upd, &del, &seq, &idx}, func() error {
+		n := float64(max(jobs, 1))
+		fmt.Printf("  %-22s %5.2f %5.2f %5.2f %5.2f %5.2f\n", name, float64(ins)/n, float64(upd)/n, float64(del)/n, float64(seq)/n, float64(idx)/n)
+		return nil
+	})
+	return err
+}
+
+func fetchTo(u, path string) error {
+	res, err := http.Get(u)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("%s: %s", u, res.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// benchApp is the application_name of the hyscribe processes' Postgres
+// connections, by which postgresCPU finds their server processes.
+const benchApp = "hyscribe-bench"
+
+// postgresCPU sums the CPU seconds of the Postgres server processes serving
+// the hyscribe processes' connections (application_name benchApp), so that
+// other users of the same server are not counted. Postgres's own background
+// processes (WAL writer, checkpointer) are not counted either, nor are
+// connections closed meanwhile.
+func postgresCPU(ctx context.Context, dbURL string) float64 {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1`, benchApp)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return 0
+	}
+	total := 0.0
+	for _, pid := range pids {
+		total += procCPU(int(pid))
+	}
+	return total
 }
 
 // newSchema creates a schema of its own on the server and returns a URL

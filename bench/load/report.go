@@ -112,8 +112,9 @@ func format(r results) string {
 	pipe := float64(r.PipelineJobs) / r.PipelineSecs
 	p("| pipeline, backlog of %d jobs, instant engine (first to last transcribed) | %.0f jobs/s (%.0f jobs/s counting the worker's start, %.1f s) | ≥ 300 jobs/s | %s |\n",
 		r.PipelineJobs, pipe, float64(r.PipelineJobs)/r.PipelineWallSec, r.PipelineWallSec, verdict(pipe >= 300))
-	p("| during the backlog: machine CPU busy, CPU seconds of api / worker | %.0f%%, %.1f s / %.1f s of %.1f s | — | — |\n",
-		r.PipeBusy*100, r.PipeAPICPU, r.PipeWorkerCPU, r.PipelineWallSec)
+	p("| during the backlog: machine CPU busy, CPU seconds of api / worker / their Postgres backends | %.0f%%, %.1f s / %.1f s / %.1f s of %.1f s (%.2f / %.2f / %.2f ms a job) | — | — |\n",
+		r.PipeBusy*100, r.PipeAPICPU, r.PipeWorkerCPU, r.PipePostgresCPU, r.PipelineWallSec,
+		1000*r.PipeAPICPU/float64(max(r.PipelineJobs, 1)), 1000*r.PipeWorkerCPU/float64(max(r.PipelineJobs, 1)), 1000*r.PipePostgresCPU/float64(max(r.PipelineJobs, 1)))
 	p("| end to end, upload done → transcribed, %d jobs at %d/s | p50 %s, p99 %s, max %s | — | — |\n",
 		r.PacedJobs, r.PacedRate, r.E2EP50.Round(time.Millisecond), r.E2EP99.Round(time.Millisecond), r.E2EMax.Round(time.Millisecond))
 	p("| webhook deliveries (transcript_ready, during the backlog) | %.0f /s (%d) | — | — |\n", float64(r.Webhooks)/r.WebhookSecs, r.Webhooks)

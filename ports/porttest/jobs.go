@@ -238,6 +238,71 @@ var updateJobTests = []subtest{
 			t.Fatalf("outbox has %d records, want %d: creation plus one winning transition", len(recs), len(evs)+2)
 		}
 	}},
+	{"ConcurrentUpdatesFailOnlyTheirOwn", func(t *testing.T, s Stores) {
+		// Updates at the same moment may share a transaction (Postgres
+		// commits them as a group): one failing, by its fn or by the
+		// events it returns, must leave the others to commit, and change
+		// nothing itself.
+		const n = 24
+		acct := newAccount(t, s, "acc", 1_000_000)
+		for i := range n {
+			j, evs := processingJob(t, fmt.Sprintf("doc-%02d", i), acct.ID, t0, t0.Add(time.Second))
+			createJob(t, s, j, evs)
+		}
+		before := len(peekOutbox(t, s))
+		probe, _ := processingJob(t, "probe", acct.ID, t0, t0.Add(time.Second))
+		probeAcct := acct
+		perMeasure := len(must(probe.Measure(t0.Add(2*time.Second), audioInfo(1.5), &probeAcct, domain.MaxDuration)))
+		refused := errors.New("refused by fn")
+		errs := make([]error, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.UpdateJob(ctxOf(t), domain.DocID(fmt.Sprintf("doc-%02d", i)), func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+					evs, err := j.Measure(t0.Add(2*time.Second), audioInfo(1.5), a, domain.MaxDuration)
+					switch i % 3 {
+					case 0:
+						return nil, refused
+					case 2:
+						return append(evs, domain.Event{ID: "broken"}), err // no topic: refused by the store
+					}
+					return evs, err
+				})
+			})
+		}
+		close(start)
+		wg.Wait()
+		ok := 0
+		for i, err := range errs {
+			j := must(s.GetJob(ctxOf(t), domain.DocID(fmt.Sprintf("doc-%02d", i))))
+			switch i % 3 {
+			case 0:
+				if !errors.Is(err, refused) {
+					t.Errorf("doc-%02d: %v, want fn's own error", i, err)
+				}
+			case 1:
+				if err != nil {
+					t.Errorf("doc-%02d: %v", i, err)
+				}
+				ok++
+			case 2:
+				if err == nil {
+					t.Errorf("doc-%02d: an event without a topic was saved", i)
+				}
+			}
+			if applied := j.Audio != nil; applied != (i%3 == 1) || (applied && j.ReservedMs != 1500) {
+				t.Errorf("doc-%02d: applied %v, reserved %d ms, error %v", i, applied, j.ReservedMs, err)
+			}
+		}
+		if a := must(s.GetAccount(ctxOf(t), acct.ID)); a.BalanceMs != acct.BalanceMs-int64(ok)*1500 {
+			t.Errorf("balance %d ms after %d reservations of 1500 ms from %d", a.BalanceMs, ok, acct.BalanceMs)
+		}
+		if got := len(peekOutbox(t, s)) - before; got != ok*perMeasure {
+			t.Errorf("outbox gained %d records, want %d (%d successful updates)", got, ok*perMeasure, ok)
+		}
+	}},
 	{"ConcurrentReserveNeverOverdraws", func(t *testing.T, s Stores) {
 		const n, affordable = 16, 10
 		acct := newAccount(t, s, "acc", affordable*1500)

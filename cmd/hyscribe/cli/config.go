@@ -24,6 +24,7 @@ const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 type Config struct {
 	HTTPAddr            string        // HYSCRIBE_HTTP_ADDR
 	HealthAddr          string        // HYSCRIBE_HEALTH_ADDR: /healthz and /metrics of a worker; "" none
+	PprofAddr           string        // HYSCRIBE_PPROF_ADDR: Go's /debug/pprof/ for profiling; "" (the default) none
 	PublicURL           string        // HYSCRIBE_PUBLIC_URL; "" means http://<bound address>
 	DataDir             string        // HYSCRIBE_DATA_DIR
 	DatabaseURL         string        // DATABASE_URL
@@ -88,6 +89,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		HTTPAddr:            p.str("HYSCRIBE_HTTP_ADDR", "127.0.0.1:8080"),
 		HealthAddr:          p.str("HYSCRIBE_HEALTH_ADDR", ""),
+		PprofAddr:           p.str("HYSCRIBE_PPROF_ADDR", ""),
 		PublicURL:           strings.TrimRight(p.str("HYSCRIBE_PUBLIC_URL", ""), "/"),
 		DataDir:             p.str("HYSCRIBE_DATA_DIR", "./data"),
 		DatabaseURL:         p.str("DATABASE_URL", ""),

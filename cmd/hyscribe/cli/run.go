@@ -10,10 +10,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
@@ -137,8 +142,37 @@ func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr 
 	if err != nil {
 		return err
 	}
+	if cfg.PprofAddr != "" {
+		_, stop, err := servePprof(cfg.PprofAddr, svc.log)
+		if err != nil {
+			_ = svc.Stop()
+			return err
+		}
+		defer stop()
+	}
 	<-ctx.Done()
 	return svc.Stop()
+}
+
+// servePprof serves Go's profiles (/debug/pprof/) on addr, for measuring a
+// running process (docs/performance.md). Off unless HYSCRIBE_PPROF_ADDR is
+// set: the profiles show the process's internals, so the address belongs on
+// loopback or an operators' network only.
+func servePprof(addr string, log *slog.Logger) (string, func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("HYSCRIBE_PPROF_ADDR %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("pprof listening", "addr", ln.Addr().String())
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 // migrateCmd applies the store's migrations and exits, so a deployment can
