@@ -17,10 +17,11 @@ type APIKeyToucher interface {
 
 // PollCounter counts a poll and reads its job in one store round trip.
 // A store shared by several API processes offers it so that a poll costs
-// one statement; the rules stay with app.Poll.
+// one round trip (shared with the polls sent at the same time); the rules
+// stay with app.Poll.
 type PollCounter interface {
-	// HitAndGetJob is RateCounter.Hit for key and window and GetJob for id,
-	// as one atomic statement. The job is domain.ErrNotFound (with the
-	// count still returned and counted) when id does not exist.
+	// HitAndGetJob is RateCounter.Hit for key and window and GetJob for
+	// id, atomically, in one round trip. The job is domain.ErrNotFound
+	// (with the count still returned and counted) when id does not exist.
 	HitAndGetJob(ctx context.Context, key string, window time.Time, id domain.DocID) (int, domain.Job, error)
 }

@@ -163,17 +163,23 @@ func (s *Store) searchJobs(ctx context.Context, page string, args []any, count s
 	return jobs, total, nil
 }
 
-// readOnly runs query with enable_seqscan off in a read-only transaction,
-// all in one batch, and gives its rows to read.
+// readOnly runs query with enable_seqscan off and planned for its own
+// arguments in a read-only transaction, all in one batch, and gives its
+// rows to read. Statements are prepared once per connection, and a
+// generic plan of a history search cannot know its words; every other
+// statement keeps Postgres's default (plan_cache_mode auto: a statement
+// whose plan does not depend on its arguments, such as a poll's, is
+// planned once per connection, not on every run).
 func (s *Store) readOnly(ctx context.Context, query string, args []any, read func(pgx.Rows, error) error) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN READ ONLY")
 	b.Queue("SET LOCAL enable_seqscan = off")
+	b.Queue("SET LOCAL plan_cache_mode = force_custom_plan")
 	b.Queue(query, args...)
 	b.Queue("COMMIT")
 	br := s.pool.SendBatch(ctx, b)
 	_, err := br.Exec()
-	if err == nil {
+	for i := 0; i < 2 && err == nil; i++ {
 		_, err = br.Exec()
 	}
 	if err == nil {

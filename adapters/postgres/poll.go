@@ -2,13 +2,8 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
-	"github.com/hyscribe/hyscribe/domain"
 )
 
 // TouchAPIKeys sets many keys' last-used times in one statement
@@ -27,52 +22,4 @@ func (s *Store) TouchAPIKeys(ctx context.Context, at map[string]time.Time) error
 		return fmt.Errorf("postgres.TouchAPIKeys: %w", translate(err))
 	}
 	return nil
-}
-
-// pollSelect counts the poll and reads the job in one statement: the
-// upsert runs whether or not the job exists, and the job's columns are
-// NULL when it does not.
-var pollSelect = `WITH hit AS (
-		INSERT INTO rate_counters AS r (key, window_start, count) VALUES ($1, $2, 1)
-		ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1
-		RETURNING count)
-	SELECT hit.count, j.id IS NOT NULL, j.` + strings.Join(jobCols, ", j.") + `
-	FROM hit LEFT JOIN jobs j ON j.id = $3`
-
-// HitAndGetJob is Hit and GetJob in one round trip (ports.PollCounter).
-func (s *Store) HitAndGetJob(ctx context.Context, key string, window time.Time, id domain.DocID) (int, domain.Job, error) {
-	w := toMs(window)
-	s.pruneRates(ctx, w)
-	rows, err := s.pool.Query(ctx, pollSelect, key, w, string(id))
-	if err != nil {
-		return 0, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		err := rows.Err()
-		if err == nil {
-			err = errors.New("no row")
-		}
-		return 0, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
-	}
-	// The count first; the job's columns (NULL when there is none) only
-	// when it exists. A nil destination skips a column.
-	var n int
-	var found bool
-	skip := make([]any, len(jobCols))
-	if err := rows.Scan(append([]any{&n, &found}, skip...)...); err != nil {
-		return 0, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
-	}
-	if !found {
-		return n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: job %s: %w", id, domain.ErrNotFound)
-	}
-	var r sqlstore.JobScan
-	if err := rows.Scan(append([]any{nil, nil}, r.Dest()...)...); err != nil {
-		return n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", translate(err))
-	}
-	j, err := r.Job()
-	if err != nil {
-		return n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", err)
-	}
-	return n, j, nil
 }

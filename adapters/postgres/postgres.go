@@ -43,6 +43,7 @@ type Store struct {
 	pool       *pgxpool.Pool
 	written    chan struct{} // OutboxWritten
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+	polls      pollBatcher   // HitAndGetJob's queue, see pollbatch.go
 
 	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
 	stopListen  context.CancelFunc
@@ -61,12 +62,6 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
-	}
-	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// Statements are prepared once per connection; a generic plan of
-		// a history search cannot know its words and would scan every
-		// job's text instead of the trigram index (migration 9).
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/postgres"
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
@@ -25,8 +26,12 @@ import (
 // docs/performance.md; wrk's figures come from `make bench`.
 func BenchmarkPoll(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) { benchPoll(b, "") })
-	b.Run("postgres", func(b *testing.B) { benchPoll(b, pgtest.URL(b)) })
+	b.Run("postgres", func(b *testing.B) { benchPoll(b, pgtest.WithApplicationName(b, pgtest.URL(b), pollBenchApp)) })
 }
+
+// pollBenchApp names the service's Postgres connections, whose server
+// processes' CPU the benchmark reports per poll (pg-µs/op).
+const pollBenchApp = "hyscribe_pollbench"
 
 func benchPoll(b *testing.B, dbURL string) {
 	const keys = 2000
@@ -92,6 +97,11 @@ func benchPoll(b *testing.B, dbURL string) {
 	url := "http://" + api + "/api/getTranscription?docId=" + docID
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var next atomic.Int64
+	var cpu0 time.Duration
+	var measured bool
+	if dbURL != "" {
+		cpu0, measured = pgtest.ServerCPU(b, dbURL, pollBenchApp)
+	}
 	b.SetParallelism(8)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -111,7 +121,13 @@ func benchPoll(b *testing.B, dbURL string) {
 			}
 		}
 	})
+	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	if measured {
+		if cpu1, ok := pgtest.ServerCPU(b, dbURL, pollBenchApp); ok {
+			b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "pg-µs/op")
+		}
+	}
 }
 
 func between(s, from, to string) string {
