@@ -261,21 +261,10 @@ func fits(plan []domain.Span, stats []frameStat, frameSec float64, maxBytes int6
 
 // writeChunks is pass two: the frames of each piece into its own file.
 func writeChunks(ctx context.Context, open func() (io.ReadCloser, error), dir string, plan []domain.Span, stats []frameStat, frameSec, lead float64) (chunks []ports.Chunk, err error) {
-	defer func() {
-		if err != nil {
-			for _, c := range chunks {
-				os.Remove(c.Path)
-			}
-			chunks = nil
-		}
-	}()
-	// Made here, not by the caller: a recording that fits whole needs none.
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("mp3.Chunk: %w", err)
-	}
-	r, err := open()
+	defer removeOnError(&chunks, &err)
+	r, err := openChunking(dir, open)
 	if err != nil {
-		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
+		return nil, err
 	}
 	defer r.Close()
 	s := newScanner(ctx, r)
@@ -347,4 +336,29 @@ func writeChunks(ctx context.Context, open func() (io.ReadCloser, error), dir st
 		return chunks, fmt.Errorf("mp3.Chunk: %w", err)
 	}
 	return chunks, nil
+}
+
+// removeOnError is pass two's clean-up: if it failed, the pieces it wrote
+// are removed and none is returned.
+func removeOnError(chunks *[]ports.Chunk, err *error) {
+	if *err == nil {
+		return
+	}
+	for _, c := range *chunks {
+		os.Remove(c.Path)
+	}
+	*chunks = nil
+}
+
+// openChunking makes the pieces' directory, here rather than by the caller
+// because a recording that fits whole needs none, and opens the recording.
+func openChunking(dir string, open func() (io.ReadCloser, error)) (io.ReadCloser, error) {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("mp3.Chunk: %w", err)
+	}
+	r, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
+	}
+	return r, nil
 }

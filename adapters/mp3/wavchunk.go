@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,21 +161,10 @@ func wavLevel(pcm []byte) uint8 {
 // writeWAVChunks is pass two: each piece's samples into a WAV file of its
 // own, with the original's format.
 func writeWAVChunks(ctx context.Context, open func() (io.ReadCloser, error), dir string, plan []domain.Span, w wavFile) (chunks []ports.Chunk, err error) {
-	defer func() {
-		if err != nil {
-			for _, c := range chunks {
-				os.Remove(c.Path)
-			}
-			chunks = nil
-		}
-	}()
-	// Made here, not by the caller: a recording that fits whole needs none.
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("mp3.Chunk: %w", err)
-	}
-	r, err := open()
+	defer removeOnError(&chunks, &err)
+	r, err := openChunking(dir, open)
 	if err != nil {
-		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)
+		return nil, err
 	}
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 64<<10)
