@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,15 +36,10 @@ type jobUpdateReq struct {
 	done chan struct{}
 }
 
-type groupCommit struct {
-	mu         sync.Mutex
-	pending    []*jobUpdateReq
-	committers int
-}
-
 // UpdateJob loads and locks the job, applies fn and saves the job, the
 // account and fn's events, all in one transaction, shared with other
-// UpdateJob calls of this Store made at the same time (see groupCommit).
+// UpdateJob calls of this Store made at the same time (the group commit
+// above, queued by batchQueue).
 // Concurrent updates of the job wait for its lock, and calls for one job in
 // one transaction apply in turn, so fn always sees the latest state. fn runs
 // while the row is locked: it must be quick and must not call the store,
@@ -62,53 +56,11 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		return fmt.Errorf("postgres.UpdateJob: %w", err)
 	}
 	req := &jobUpdateReq{ctx: ctx, id: id, fn: fn, done: make(chan struct{})}
-	g := &s.updates
-	g.mu.Lock()
-	g.pending = append(g.pending, req)
-	commit := g.committers < maxCommitters
-	if commit {
-		g.committers++
-	}
-	g.mu.Unlock()
-	if commit {
-		s.commitPending(req)
+	if group := s.updates.add(req); group != nil {
+		s.updates.sendAll(group, s.commitGroup)
 	}
 	<-req.done
 	return req.err
-}
-
-// commitPending commits queued updates until own is done, then leaves the
-// rest of the queue to a goroutine of its own, so a caller's latency is its
-// own group's.
-func (s *Store) commitPending(own *jobUpdateReq) {
-	g := &s.updates
-	for {
-		g.mu.Lock()
-		if len(g.pending) == 0 {
-			g.committers--
-			g.mu.Unlock()
-			return
-		}
-		if own != nil && isDone(own) {
-			g.mu.Unlock()
-			go s.commitPending(nil) // keeps this committer's place
-			return
-		}
-		n := min(len(g.pending), maxGroup)
-		group := slices.Clone(g.pending[:n])
-		g.pending = slices.Delete(g.pending, 0, n)
-		g.mu.Unlock()
-		s.commitGroup(group)
-	}
-}
-
-func isDone(r *jobUpdateReq) bool {
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // commitGroup commits group in one transaction; if that fails with more

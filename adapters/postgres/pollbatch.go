@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,14 +38,6 @@ const (
 	pollBatchTimeout    = 30 * time.Second
 )
 
-// pollBatcher queues the polls of one Store; see HitAndGetJob.
-type pollBatcher struct {
-	mu       sync.Mutex
-	queue    []*pollReq
-	inFlight int
-	batches  atomic.Int64 // batches sent, for tests
-}
-
 type pollReq struct {
 	key    string
 	window int64 // unix ms
@@ -63,22 +53,8 @@ type pollReq struct {
 // poll waits it returns ctx's error, and the poll may still be counted.
 func (s *Store) HitAndGetJob(ctx context.Context, key string, window time.Time, id domain.DocID) (int, domain.Job, error) {
 	r := &pollReq{key: key, window: toMs(window), id: id, done: make(chan struct{})}
-	b := &s.polls
-	b.mu.Lock()
-	b.queue = append(b.queue, r)
-	var batch []*pollReq
-	if b.inFlight < pollBatchesInFlight {
-		b.inFlight++
-		batch = b.take()
-	}
-	b.mu.Unlock()
-	if batch != nil {
-		// This poll sends its own batch and hands what queued meanwhile
-		// to a goroutine, so that its answer is not held up by others.
-		s.sendPolls(batch)
-		if next := b.next(); next != nil {
-			go s.drainPolls(next)
-		}
+	if batch := s.polls.add(r); batch != nil {
+		s.polls.sendAll(batch, s.sendPolls)
 	}
 	select {
 	case <-r.done:
@@ -89,33 +65,6 @@ func (s *Store) HitAndGetJob(ctx context.Context, key string, window time.Time, 
 		return r.n, domain.Job{}, fmt.Errorf("postgres.HitAndGetJob: %w", r.err)
 	}
 	return r.n, r.job, nil
-}
-
-// take removes up to pollBatchMax polls from the queue; b.mu is held.
-func (b *pollBatcher) take() []*pollReq {
-	n := min(len(b.queue), pollBatchMax)
-	batch := slices.Clone(b.queue[:n])
-	b.queue = slices.Delete(b.queue, 0, n)
-	return batch
-}
-
-// next is the next batch for a sender that finished one, or nil (and one
-// sender fewer) when nothing waits.
-func (b *pollBatcher) next() []*pollReq {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.queue) == 0 {
-		b.inFlight--
-		return nil
-	}
-	return b.take()
-}
-
-func (s *Store) drainPolls(batch []*pollReq) {
-	for batch != nil {
-		s.sendPolls(batch)
-		batch = s.polls.next()
-	}
 }
 
 // pollUpsert adds n to each (key, window_start) counter, in that order,
@@ -136,7 +85,7 @@ type counterKey struct {
 // sendPolls counts and reads a batch in one round trip (one implicit
 // transaction) and answers each of its polls.
 func (s *Store) sendPolls(batch []*pollReq) {
-	s.polls.batches.Add(1)
+	s.pollsSent.Add(1)
 	hits := map[counterKey]int{}
 	ids := map[domain.DocID]bool{}
 	var newest int64

@@ -41,16 +41,17 @@ import (
 // Store implements every store port (ports.Stores) on one Postgres database.
 type Store struct {
 	pool       *pgxpool.Pool
-	written    chan struct{} // OutboxWritten
-	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
-	polls      pollBatcher   // HitAndGetJob's queue, see pollbatch.go
+	written    chan struct{}        // OutboxWritten
+	lastWindow atomic.Int64         // newest rate window seen, unix ms: drives cleanup
+	polls      batchQueue[*pollReq] // HitAndGetJob's queue, see pollbatch.go
+	pollsSent  atomic.Int64         // batches of polls sent, for tests
 
 	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
 	stopListen  context.CancelFunc
 	listenDone  chan struct{}
 	logger      *slog.Logger
 
-	updates groupCommit // UpdateJob's queue, see jobupdate.go
+	updates batchQueue[*jobUpdateReq] // UpdateJob's queue, see jobupdate.go
 }
 
 var _ ports.Stores = (*Store)(nil)
@@ -71,7 +72,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{pool: pool, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler)}, nil
+	return &Store{pool: pool, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
+		polls:   batchQueue[*pollReq]{maxInFlight: pollBatchesInFlight, maxBatch: pollBatchMax},
+		updates: batchQueue[*jobUpdateReq]{maxInFlight: maxCommitters, maxBatch: maxGroup},
+	}, nil
 }
 
 // Close stops the outbox listener, if it runs, and closes every connection
