@@ -28,7 +28,10 @@
 //     picks the speakers with a switch cost that is high inside speech and
 //     nearly nothing in a pause; three rounds. An agglomerative clustering
 //     of units of at most 2 s (ahc.go) seeds a second run; the likelier of
-//     the two wins.
+//     the two wins. Each start refined by a swap search (swap.go: whole
+//     units between pauses move between the speakers while the split's
+//     likelihood under a full-covariance Gaussian per speaker rises) seeds
+//     one more run, which wins only when clearly likelier.
 //  5. Turns: a change of speaker inside a stretch moves to a pause within
 //     0.3 s, and runs shorter than 0.3 s inside a stretch join their
 //     neighbour (a short stretch of its own, a back-channel "այո" between
@@ -108,19 +111,13 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	// Two starts for the frame models: the windows' clustering, and an
 	// agglomerative clustering of units of at most 2 s; the likelier
 	// resegmentation wins. Each alone lands in a wrong split on some calls
-	// of close voices (see docs/quality.md).
+	// of close voices (see docs/quality.md), so each is also refined by a
+	// swap search of whole units (swap.go).
 	starts := [][][]int{windowLabels(regs, wins, cluster(wins))}
 	if a := ahcLabels(newFrameVectors(fs, pause), regs, pause); a != nil {
 		starts = append(starts, a)
 	}
-	var best [][]int
-	bestScore := math.Inf(-1)
-	for _, start := range starts {
-		frames, score := resegment(fs, pause, start)
-		if best == nil || score > bestScore {
-			best, bestScore = frames, score
-		}
-	}
+	best := search(fs, regs, pause, starts)
 	return turns(regs, pause, best), nil
 }
 
@@ -406,6 +403,13 @@ func weight(i int) float64 {
 
 // cluster labels each window 0 or 1.
 func cluster(wins []*window) []int {
+	x, wt := embeddings(wins)
+	return gmm2(x, wt, kmeans2(x, wt, principalSplit(x, wt)))
+}
+
+// embeddings are the windows' standardised, weighted vectors and their
+// weights (lengths).
+func embeddings(wins []*window) ([][]float64, []float64) {
 	var pitchSum float64
 	var voiced int
 	for _, w := range wins {
@@ -423,7 +427,7 @@ func cluster(wins []*window) []int {
 		wt[i] = float64(w.n)
 	}
 	standardise(x, wt)
-	return gmm2(x, wt, kmeans2(x, wt, principalSplit(x, wt)))
+	return x, wt
 }
 
 // gmm2 refines a two-way split with a few rounds of hard EM on two
