@@ -494,6 +494,26 @@ func (s *Store) MarkSent(_ context.Context, seqs []int64) error {
 	return nil
 }
 
+// PublishOutbox leases up to limit records (ClaimOutbox), hands them to
+// publish and removes them once it returned nil (MarkSent).
+func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
+	recs, err := s.ClaimOutbox(ctx, now, lease, limit)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	if err := publish(ctx, recs); err != nil {
+		return 0, err
+	}
+	seqs := make([]int64, len(recs))
+	for i, r := range recs {
+		seqs[i] = r.Seq
+	}
+	if err := s.MarkSent(ctx, seqs); err != nil {
+		return 0, err
+	}
+	return len(recs), nil
+}
+
 // OutboxWritten is signalled after every write that added events.
 func (s *Store) OutboxWritten() <-chan struct{} { return s.written }
 
