@@ -80,6 +80,14 @@ func (r *Relay) Run(ctx context.Context) error {
 func (r *Relay) Once(ctx context.Context) (int, error) {
 	var evs []domain.Event
 	n, err := r.outbox.PublishOutbox(ctx, r.clock.Now(), r.Lease, r.Batch, func(ctx context.Context, recs []ports.OutboxRecord) error {
+		// The records are reserved to this relay for Lease (a lease, or row
+		// locks held while publishing): a publish that hangs longer gives
+		// them up, so that another relay can publish them.
+		if r.Lease > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.Lease)
+			defer cancel()
+		}
 		evs = make([]domain.Event, len(recs))
 		for i, rec := range recs {
 			evs[i] = rec.Event
