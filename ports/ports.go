@@ -92,6 +92,7 @@ type ChecklistStore interface {
 // ports it calls.
 type Stores interface {
 	JobStore
+	JobAccountReader
 	AccountStore
 	ChecklistStore
 	RateCounter
@@ -103,6 +104,14 @@ type Stores interface {
 	UserStore
 	SessionStore
 	IdempotencyStore
+}
+
+// JobAccountReader reads a job with the account that owns it, in one round
+// trip where the store allows it.
+type JobAccountReader interface {
+	// GetJobAndAccount returns what GetJob and then GetAccount of the job's
+	// account would: domain.ErrNotFound when either is missing.
+	GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error)
 }
 
 // AnalysisStore keeps checklist analyses, one per job, for the web

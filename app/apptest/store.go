@@ -114,6 +114,19 @@ func (s *Store) GetJob(_ context.Context, id domain.DocID) (domain.Job, error) {
 	return copyJob(j), nil
 }
 
+// GetJobAndAccount returns the job and its account.
+func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	j, err := s.GetJob(ctx, id)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	a, err := s.GetAccount(ctx, j.AccountID)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	return j, a, nil
+}
+
 // UpdateJob applies fn to copies of the job and its account under the lock,
 // and keeps them only if fn succeeds. fn must not call the store.
 func (s *Store) UpdateJob(_ context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error {
