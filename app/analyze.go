@@ -43,6 +43,12 @@ func NewAnalyzeTranscript(jobs ports.JobStore, checklists ports.ChecklistStore, 
 // A transient analyser failure is returned for a retry; a permanent one is
 // recorded as a failed analysis.
 func (uc *AnalyzeTranscript) Handle(ctx context.Context, ev domain.Event) error {
+	// A job's checklist is fixed when it is created and the event carries
+	// it: a job without one (most of them) needs no read of the store.
+	var data domain.TranscriptReadyData
+	if err := ev.DecodeData(&data); err == nil && data.ChecklistID == "" {
+		return nil
+	}
 	j, err := uc.jobs.GetJob(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "analyze")

@@ -1,14 +1,17 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 const salesChecklist = `{"name": "Վաճառք", "questions": [
@@ -207,5 +210,36 @@ func TestRepeatedEventsAnalyseAndAnnounceOnce(t *testing.T) {
 	}
 	if n := len(analysisRequests(w)); n != 1 {
 		t.Fatalf("analysis_ready sent %d times", n)
+	}
+}
+
+// countingReads counts the jobs a stage reads.
+type countingReads struct {
+	ports.JobStore
+	reads atomic.Int64
+}
+
+func (s *countingReads) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error) {
+	s.reads.Add(1)
+	return s.JobStore.GetJob(ctx, id)
+}
+
+func TestJobWithoutChecklistIsNotReadForAnalysis(t *testing.T) {
+	w := newWorld(t)
+	p := w.account(domain.PlanBusiness, 60)
+	c := w.checklist(p, salesChecklist)
+	plain := w.newJob(p, `{"type":"single_voice"}`)
+	checked := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
+	jobs := &countingReads{JobStore: w.store}
+	analyze := app.NewAnalyzeTranscript(jobs, w.store, w.store, w.analyzer, nil, w.clock, nil)
+	w.handlers[domain.TopicTranscriptReady] = []func(context.Context, domain.Event) error{analyze.Handle}
+	w.put(plain.DocID, "MP3 5 1")
+	w.put(checked.DocID, "MP3 5 1")
+	w.drain()
+	if n := jobs.reads.Load(); n != 1 {
+		t.Fatalf("the analyse stage read %d jobs, want 1 (the one with a checklist)", n)
+	}
+	if _, err := w.store.AnalysisByDoc(w.ctx, checked.DocID); err != nil {
+		t.Fatalf("the job with a checklist was not analysed: %v", err)
 	}
 }

@@ -77,11 +77,7 @@ func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 	default:
 		return nil
 	}
-	j, err := uc.jobs.GetJob(ctx, ev.DocID)
-	if err != nil {
-		return ignoreMissing(err, "notify")
-	}
-	acct, err := uc.accounts.GetAccount(ctx, j.AccountID)
+	j, acct, err := uc.jobAndAccount(ctx, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "notify")
 	}
@@ -115,6 +111,20 @@ func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
 	}
 	return nil
+}
+
+// jobAndAccount reads the job and its account, in one round trip when the
+// store can (ports.JobAccountReader).
+func (uc *DeliverEvents) jobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	if r, ok := uc.jobs.(ports.JobAccountReader); ok {
+		return r.GetJobAndAccount(ctx, id)
+	}
+	j, err := uc.jobs.GetJob(ctx, id)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	a, err := uc.accounts.GetAccount(ctx, j.AccountID)
+	return j, a, err
 }
 
 // handleAnalysis delivers analysis_ready (spec §6.2) to the account's

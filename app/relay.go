@@ -11,8 +11,10 @@ import (
 )
 
 // Relay publishes the outbox to the event bus: claim a batch in commit order,
-// publish it, mark it sent. A crash between publishing and marking publishes
-// the batch again, which consumers tolerate.
+// publish it, remove it (ports.Outbox.PublishOutbox; on Postgres in one
+// transaction holding the rows locked, with no lease written). A crash
+// between publishing and removing publishes the batch again, which
+// consumers tolerate.
 type Relay struct {
 	outbox    ports.Outbox
 	publisher ports.Publisher
@@ -76,26 +78,33 @@ func (r *Relay) Run(ctx context.Context) error {
 
 // Once relays one batch and returns how many records it published.
 func (r *Relay) Once(ctx context.Context) (int, error) {
-	recs, err := r.outbox.ClaimOutbox(ctx, r.clock.Now(), r.Lease, r.Batch)
-	if err != nil || len(recs) == 0 {
+	var evs []domain.Event
+	n, err := r.outbox.PublishOutbox(ctx, r.clock.Now(), r.Lease, r.Batch, func(ctx context.Context, recs []ports.OutboxRecord) error {
+		// The records are reserved to this relay for Lease (a lease, or row
+		// locks held while publishing): a publish that hangs longer gives
+		// them up, so that another relay can publish them.
+		if r.Lease > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.Lease)
+			defer cancel()
+		}
+		evs = make([]domain.Event, len(recs))
+		for i, rec := range recs {
+			evs[i] = rec.Event
+		}
+		if err := r.publisher.Publish(ctx, evs); err != nil {
+			return fmt.Errorf("relay: publish %d events: %w", len(evs), err)
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, err
 	}
-	evs := make([]domain.Event, len(recs))
-	seqs := make([]int64, len(recs))
-	for i, rec := range recs {
-		evs[i], seqs[i] = rec.Event, rec.Seq
-	}
-	if err := r.publisher.Publish(ctx, evs); err != nil {
-		return 0, fmt.Errorf("relay: publish %d events: %w", len(evs), err)
-	}
-	if err := r.outbox.MarkSent(ctx, seqs); err != nil {
-		return 0, fmt.Errorf("relay: mark sent: %w", err)
-	}
-	if r.Observe != nil {
+	if r.Observe != nil && n > 0 {
 		now := r.clock.Now()
 		for _, ev := range evs {
 			r.Observe(now.Sub(ev.OccurredAt))
 		}
 	}
-	return len(recs), nil
+	return n, nil
 }

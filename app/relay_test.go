@@ -81,3 +81,29 @@ func TestRelayRunWakesOnCommit(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// hangingPublisher blocks until its context ends, as a producer does when
+// no broker answers.
+type hangingPublisher struct{}
+
+func (hangingPublisher) Publish(ctx context.Context, _ []domain.Event) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestRelayGivesUpAPublishThatOutlastsItsLease(t *testing.T) {
+	w := newWorld(t)
+	p := w.account(domain.PlanBusiness, 60)
+	a := w.newJob(p, `{"type":"single_voice"}`)
+	w.put(a.DocID, "MP3 1 1")
+	r := app.NewRelay(w.store, hangingPublisher{}, w.clock, nil)
+	r.Lease = 50 * time.Millisecond
+	if _, err := r.Once(w.ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a publish hanging past the lease: %v, want it given up", err)
+	}
+	w.clock.Add(time.Second) // the lease ran out
+	pub := &publisher{}
+	if n, err := app.NewRelay(w.store, pub, w.clock, nil).Once(w.ctx); err != nil || n != 3 {
+		t.Fatalf("after the hung publish another relay published %d: %v, want the 3 records", n, err)
+	}
+}

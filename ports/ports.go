@@ -92,6 +92,7 @@ type ChecklistStore interface {
 // ports it calls.
 type Stores interface {
 	JobStore
+	JobAccountReader
 	AccountStore
 	ChecklistStore
 	RateCounter
@@ -103,6 +104,14 @@ type Stores interface {
 	UserStore
 	SessionStore
 	IdempotencyStore
+}
+
+// JobAccountReader reads a job with the account that owns it, in one round
+// trip where the store allows it.
+type JobAccountReader interface {
+	// GetJobAndAccount returns what GetJob and then GetAccount of the job's
+	// account would: domain.ErrNotFound when either is missing.
+	GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error)
 }
 
 // AnalysisStore keeps checklist analyses, one per job, for the web
@@ -287,6 +296,15 @@ type Outbox interface {
 	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxRecord, error)
 	// MarkSent removes published records. Unknown seqs are ignored.
 	MarkSent(ctx context.Context, seqs []int64) error
+	// PublishOutbox hands up to limit unsent records in Seq order to
+	// publish, as ClaimOutbox would (never a record while an earlier record
+	// of its docId is leased or being published by another caller, never a
+	// record to two callers at once), and removes them once publish returns
+	// nil. When publish fails, or the process dies before the removal, the
+	// records stay (at-least-once); lease bounds how long they stay
+	// reserved to this caller where the store leases them. It returns how
+	// many records were published, and publish's error unchanged.
+	PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []OutboxRecord) error) (int, error)
 	// OutboxWritten is signalled (without blocking) after a commit that wrote
 	// events, so a relay in the same process can publish at once. It may never
 	// fire; relays also poll.

@@ -82,6 +82,25 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 	return j, nil
 }
 
+// GetJobAndAccount reads the job and its account in one round trip (a
+// batch of two reads, the account found through the job's row).
+func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	b := &pgx.Batch{}
+	b.Queue(jobSelect+" WHERE id = $1", string(id))
+	b.Queue(accountSelect+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	j, err := toDomainJob(br.QueryRow())
+	if err != nil {
+		return domain.Job{}, domain.Account{}, fmt.Errorf("postgres.GetJobAndAccount: job %s: %w", id, err)
+	}
+	a, err := toDomainAccount(br.QueryRow())
+	if err != nil {
+		return domain.Job{}, domain.Account{}, fmt.Errorf("postgres.GetJobAndAccount: account of job %s: %w", id, err)
+	}
+	return j, a, nil
+}
+
 // StaleJobs lists jobs whose upload window closed at or before now, and
 // processing or converting jobs last updated before stuckBefore, oldest
 // (created) first.

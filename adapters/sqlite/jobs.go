@@ -63,6 +63,19 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 	return j, nil
 }
 
+// GetJobAndAccount reads the job, then its account (two local reads).
+func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	j, err := s.GetJob(ctx, id)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	a, err := s.GetAccount(ctx, j.AccountID)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	return j, a, nil
+}
+
 // UpdateJob loads the job and its account, applies fn and saves both with
 // fn's events, all in one write transaction. Write transactions are
 // serialised, so fn always sees the latest committed state. fn runs while

@@ -114,6 +114,19 @@ func (s *Store) GetJob(_ context.Context, id domain.DocID) (domain.Job, error) {
 	return copyJob(j), nil
 }
 
+// GetJobAndAccount returns the job and its account.
+func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	j, err := s.GetJob(ctx, id)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	a, err := s.GetAccount(ctx, j.AccountID)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	return j, a, nil
+}
+
 // UpdateJob applies fn to copies of the job and its account under the lock,
 // and keeps them only if fn succeeds. fn must not call the store.
 func (s *Store) UpdateJob(_ context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) ([]domain.Event, error)) error {
@@ -492,6 +505,26 @@ func (s *Store) MarkSent(_ context.Context, seqs []int64) error {
 	defer s.mu.Unlock()
 	s.outbox = slices.DeleteFunc(s.outbox, func(r outboxRow) bool { return slices.Contains(seqs, r.seq) })
 	return nil
+}
+
+// PublishOutbox leases up to limit records (ClaimOutbox), hands them to
+// publish and removes them once it returned nil (MarkSent).
+func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
+	recs, err := s.ClaimOutbox(ctx, now, lease, limit)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	if err := publish(ctx, recs); err != nil {
+		return 0, err
+	}
+	seqs := make([]int64, len(recs))
+	for i, r := range recs {
+		seqs[i] = r.Seq
+	}
+	if err := s.MarkSent(ctx, seqs); err != nil {
+		return 0, err
+	}
+	return len(recs), nil
 }
 
 // OutboxWritten is signalled after every write that added events.

@@ -3,6 +3,7 @@ package porttest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -56,6 +57,21 @@ var jobTests = []subtest{
 	{"GetNotFound", func(t *testing.T, s Stores) {
 		_, err := s.GetJob(ctxOf(t), "missing")
 		wantErr(t, err, domain.ErrNotFound, "GetJob of a missing job")
+	}},
+	{"GetJobAndAccount", func(t *testing.T, s Stores) {
+		newAccount(t, s, "acc-other", 1_000)
+		acct := newAccount(t, s, "acc", 60_000)
+		j, evs := transcribedJob(t, "doc-1", &acct)
+		createJob(t, s, j, evs)
+		gotJob, gotAcct, err := s.GetJobAndAccount(ctxOf(t), j.ID)
+		noErr(t, err)
+		wantJob(t, gotJob, j)
+		if want := must(s.GetAccount(ctxOf(t), acct.ID)); !reflect.DeepEqual(gotAcct, want) {
+			t.Fatalf("GetJobAndAccount's account = %+v, want %+v", gotAcct, want)
+		}
+		if _, _, err := s.GetJobAndAccount(ctxOf(t), "doc-none"); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("GetJobAndAccount of an unknown job: %v, want ErrNotFound", err)
+		}
 	}},
 	{"NoAliasing", func(t *testing.T, s Stores) {
 		acct := newAccount(t, s, "acc", 60_000)

@@ -1,6 +1,8 @@
 package porttest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 var rateCounterTests = []subtest{
@@ -228,6 +231,147 @@ var outboxTests = []subtest{
 		for seq, n := range published {
 			if n != 1 {
 				t.Fatalf("record %d published %d times while its lease held", seq, n)
+			}
+		}
+	}},
+	{"PublishRemovesOnlyWhatWasPublished", func(t *testing.T, s Stores) {
+		evs := seedDocs(t, s, "doc-1", "doc-2", "doc-3")
+		refused := errors.New("broker refused")
+		var handed []ports.OutboxRecord
+		n, err := s.PublishOutbox(ctxOf(t), t0, lease, 10, func(_ context.Context, recs []ports.OutboxRecord) error {
+			handed = recs
+			return refused
+		})
+		if !errors.Is(err, refused) || n != 0 {
+			t.Fatalf("PublishOutbox with a failing publish = %d, %v; want 0, the publish error", n, err)
+		}
+		wantEvents(t, recordEvents(handed), evs)
+		// Not removed: claimable again once any lease lapsed.
+		n, err = s.PublishOutbox(ctxOf(t), t0.Add(lease), lease, 2, func(_ context.Context, recs []ports.OutboxRecord) error {
+			handed = recs
+			return nil
+		})
+		noErr(t, err)
+		if n != 2 {
+			t.Fatalf("PublishOutbox published %d, want 2 (the limit)", n)
+		}
+		wantEvents(t, recordEvents(handed), evs[:2])
+		n, err = s.PublishOutbox(ctxOf(t), t0.Add(2*lease), lease, 10, func(_ context.Context, recs []ports.OutboxRecord) error {
+			handed = recs
+			return nil
+		})
+		if err != nil || n != 1 {
+			t.Fatalf("PublishOutbox of the last record = %d, %v; want 1, nil", n, err)
+		}
+		wantEvents(t, recordEvents(handed), evs[2:])
+		if left := peekOutbox(t, s); len(left) != 0 {
+			t.Fatalf("outbox not empty after publishing everything: %v", seqs(left))
+		}
+		if n := must(s.PublishOutbox(ctxOf(t), t0.Add(3*lease), lease, 10, func(context.Context, []ports.OutboxRecord) error {
+			t.Fatal("publish called with an empty outbox")
+			return nil
+		})); n != 0 {
+			t.Fatalf("PublishOutbox of an empty outbox = %d", n)
+		}
+	}},
+	{"PublishInFlightHoldsBackItsRecordsAndTheirDocs", func(t *testing.T, s Stores) {
+		// Seq order: a1, b1, a2, …: while a1 is being published, another
+		// publisher gets b1 only (not a1 again, not a2 before a1 is sent).
+		evs := seedDocs(t, s, "doc-a", "doc-b")
+		evs = append(evs, upload(t, s, "doc-a")...)
+		var inner []ports.OutboxRecord
+		n, err := s.PublishOutbox(ctxOf(t), t0, lease, 1, func(ctx context.Context, outer []ports.OutboxRecord) error {
+			wantEvents(t, recordEvents(outer), evs[:1])
+			done := make(chan error, 1)
+			go func() { // another relay, on its own connection
+				_, err := s.PublishOutbox(ctx, t0, lease, 10, func(_ context.Context, recs []ports.OutboxRecord) error {
+					inner = recs
+					return nil
+				})
+				done <- err
+			}()
+			return <-done
+		})
+		noErr(t, err)
+		if n != 1 {
+			t.Fatalf("outer PublishOutbox published %d, want 1", n)
+		}
+		wantEvents(t, recordEvents(inner), evs[1:2])
+		var rest []ports.OutboxRecord
+		must(s.PublishOutbox(ctxOf(t), t0.Add(lease), lease, 10, func(_ context.Context, recs []ports.OutboxRecord) error {
+			rest = recs
+			return nil
+		}))
+		wantEvents(t, recordEvents(rest), evs[2:])
+	}},
+	{"ConcurrentPublishersPublishEachOnceInDocOrder", func(t *testing.T, s Stores) {
+		const docs, publishers = 6, 4
+		var ids []string
+		for i := range docs {
+			ids = append(ids, fmt.Sprintf("doc-%d", i))
+		}
+		seedDocs(t, s, ids...)
+		for _, id := range ids {
+			upload(t, s, id)
+		}
+		all := peekOutbox(t, s)
+		total := len(all)
+		earlier := map[int64][]int64{} // seq → seqs of earlier records of its doc
+		byDoc := map[domain.DocID][]int64{}
+		for _, r := range all {
+			earlier[r.Seq] = slices.Clone(byDoc[r.Event.DocID])
+			byDoc[r.Event.DocID] = append(byDoc[r.Event.DocID], r.Seq)
+		}
+		var mu sync.Mutex
+		published := map[int64]int{}
+		errs := make(chan error, publishers)
+		deadline := time.Now().Add(10 * time.Second)
+		var wg sync.WaitGroup
+		for range publishers {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					n, err := s.PublishOutbox(ctxOf(t), t0, time.Hour, 2, func(_ context.Context, recs []ports.OutboxRecord) error {
+						mu.Lock()
+						defer mu.Unlock()
+						inBatch := map[int64]bool{}
+						for _, r := range recs {
+							for _, e := range earlier[r.Seq] {
+								if published[e] == 0 && !inBatch[e] {
+									return fmt.Errorf("record %d (%s) handed out before earlier record %d of its doc was published", r.Seq, r.Event.ID, e)
+								}
+							}
+							inBatch[r.Seq] = true
+							published[r.Seq]++
+						}
+						return nil
+					})
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					done := len(published) == total
+					mu.Unlock()
+					if done {
+						return
+					}
+					if n == 0 {
+						time.Sleep(time.Millisecond)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if len(published) != total {
+			t.Fatalf("published %d of %d records", len(published), total)
+		}
+		for seq, n := range published {
+			if n != 1 {
+				t.Fatalf("record %d published %d times", seq, n)
 			}
 		}
 	}},
