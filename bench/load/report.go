@@ -131,10 +131,16 @@ func format(r results) string {
 func pollRows(p func(string, ...any), store string, keys int, poll, limited, bare wrkResult) {
 	ms := func(us int) string { return fmt.Sprintf("%.2f ms", float64(us)/1000) }
 	ratio, lratio := poll.rps()/bare.rps(), limited.rps()/bare.rps()
-	p("| poll on %s, %d keys of one account rotated (200 path; rate limiter on) | %.0f req/s, p50 %s, p99 %s | p99 ≤ 15 ms | %s |\n",
-		store, keys, poll.rps(), ms(poll.P50us), ms(poll.P99us), verdict(poll.P99us <= 15000))
+	// The keys' quota must outlast the run, or the cheaper 429 path mixes
+	// into the 200 path's figure: then it is no verdict (raise -keys).
+	pathOK, note := true, ""
+	if n := poll.Statuses["429"]; n > 0 {
+		pathOK, note = false, fmt.Sprintf(" (**not a 200-path figure**: %d answers were 429, the keys ran out of quota; raise the key count)", n)
+	}
+	p("| poll on %s, %d keys of one account rotated (200 path; rate limiter on) | %.0f req/s, p50 %s, p99 %s%s | p99 ≤ 15 ms | %s |\n",
+		store, keys, poll.rps(), ms(poll.P50us), ms(poll.P99us), note, verdict(pathOK && poll.P99us <= 15000))
 	p("| bare fiber handler, static JSON (`bench/barefiber`), run after it | %.0f req/s, p50 %s, p99 %s | — | — |\n", bare.rps(), ms(bare.P50us), ms(bare.P99us))
-	p("| poll / bare fiber, %s | **%.1f%%** | ≥ 25%% | %s |\n", store, ratio*100, verdict(ratio >= 0.25))
+	p("| poll / bare fiber, %s | **%.1f%%** | ≥ 25%% | %s |\n", store, ratio*100, verdict(pathOK && ratio >= 0.25))
 	p("| poll with one key on %s (the 429 path: over 60/min) | %.0f req/s, p50 %s, p99 %s; **%.1f%%** of bare fiber | ≥ 40%% | %s |\n",
 		store, limited.rps(), ms(limited.P50us), ms(limited.P99us), lratio*100, verdict(lratio >= 0.40))
 }
