@@ -90,14 +90,17 @@ func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
 	return nil
 }
 
+// keyByHashSelect is APIKeyByHash's statement (prepared at Open).
+var keyByHashSelect = "SELECT " + keyCols + ", a." + strings.Join(accountCols, ", a.") + `
+	FROM api_keys k JOIN accounts a ON a.id = k.account_id
+	WHERE k.hash = ?`
+
 // APIKeyByHash returns the key with that hash, revoked or not, with its account.
 func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, domain.Account, error) {
 	var k sqlstore.APIKeyScan
 	var a sqlstore.AccountScan
 	dest := append(k.Dest(), a.Dest()...)
-	err := s.db.QueryRowContext(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
-		FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		WHERE k.hash = ?`, hash).Scan(dest...)
+	err := s.keyByHash.QueryRowContext(ctx, hash).Scan(dest...)
 	if err != nil {
 		return domain.APIKey{}, domain.Account{}, fmt.Errorf("sqlite.APIKeyByHash: %w", translate(err))
 	}

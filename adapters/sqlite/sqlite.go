@@ -46,6 +46,7 @@ type Store struct {
 	written    chan struct{} // OutboxWritten
 	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
 	getJob     *sql.Stmt     // GetJob's statement, parsed once: the poll's one read
+	keyByHash  *sql.Stmt     // APIKeyByHash's, parsed once: a key the cache lacks
 }
 
 var _ ports.Stores = (*Store)(nil)
@@ -65,12 +66,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
+	// The poll's reads, parsed once: the job, and the key when the
+	// process's key cache does not hold it.
 	getJob, err := db.PrepareContext(ctx, jobSelect+" WHERE id = ?")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob}, nil
+	keyByHash, err := db.PrepareContext(ctx, keyByHashSelect)
+	if err != nil {
+		getJob.Close()
+		db.Close()
+		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
+	}
+	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
 }
 
 func dsn(path string) string {
@@ -89,6 +98,7 @@ func dsn(path string) string {
 // Close closes the database.
 func (s *Store) Close() error {
 	s.getJob.Close()
+	s.keyByHash.Close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("sqlite.Close: %w", err)
 	}
