@@ -192,9 +192,11 @@ func TestFailedAndRefusedJobsShowTheirReason(t *testing.T) {
 	ck, _, acct := s.signUp("a@example.am")
 	ctx := context.Background()
 	now := time.Now()
+	// Both with a checklist: a refused upload may still be analysed once
+	// uploaded, a failed job never will.
 	newJob := func(change func(j *domain.Job, a *domain.Account) ([]domain.Event, error)) domain.DocID {
 		id := domain.DocID(app.NewID())
-		j, evs := domain.NewJob(id, acct, domain.CreateRequest{Type: domain.TypeSingleVoice}, now, time.Hour)
+		j, evs := domain.NewJob(id, acct, domain.CreateRequest{Type: domain.TypeSingleVoice, ChecklistID: "ck-qa"}, now, time.Hour)
 		if err := s.store.CreateJob(ctx, j, evs); err != nil {
 			t.Fatal(err)
 		}
@@ -217,6 +219,11 @@ func TestFailedAndRefusedJobsShowTheirReason(t *testing.T) {
 	list := s.do("GET", "/app/recordings", nil, ck).body
 	if !strings.Contains(list, "no MPEG audio frames found") || !strings.Contains(list, "Վերբեռնումը մերժվեց: the upload is larger") {
 		t.Fatal("the history does not show why a job failed and why an upload was refused")
+	}
+	// The checklist column's "…" says an analysis is on its way: true of
+	// the waiting upload, never of the failed job.
+	if pending := `<span class="muted">…</span>`; strings.Count(list, pending) != 1 {
+		t.Fatalf("%d rows show an analysis on its way; want 1 (the refused upload's, not the failed job's)", strings.Count(list, pending))
 	}
 	page := s.do("GET", "/app/recordings/"+string(failed), nil, ck).body
 	if !strings.Contains(page, `id="job-error"`) || !strings.Contains(page, "no MPEG audio frames") || strings.Contains(page, "<audio") {
