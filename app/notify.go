@@ -119,12 +119,7 @@ func (uc *DeliverEvents) jobAndAccount(ctx context.Context, id domain.DocID) (do
 	if r, ok := uc.jobs.(ports.JobAccountReader); ok {
 		return r.GetJobAndAccount(ctx, id)
 	}
-	j, err := uc.jobs.GetJob(ctx, id)
-	if err != nil {
-		return domain.Job{}, domain.Account{}, err
-	}
-	a, err := uc.accounts.GetAccount(ctx, j.AccountID)
-	return j, a, err
+	return ports.ReadJobAndAccount(ctx, uc.jobs, uc.accounts, id)
 }
 
 // handleAnalysis delivers analysis_ready (spec §6.2) to the account's

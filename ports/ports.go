@@ -114,6 +114,20 @@ type JobAccountReader interface {
 	GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error)
 }
 
+// ReadJobAndAccount is GetJobAndAccount in two reads: GetJob, then
+// GetAccount of the job's account. Stores without a cheaper way use it.
+func ReadJobAndAccount(ctx context.Context, jobs JobStore, accounts AccountStore, id domain.DocID) (domain.Job, domain.Account, error) {
+	j, err := jobs.GetJob(ctx, id)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	a, err := accounts.GetAccount(ctx, j.AccountID)
+	if err != nil {
+		return domain.Job{}, domain.Account{}, err
+	}
+	return j, a, nil
+}
+
 // AnalysisStore keeps checklist analyses, one per job, for the web
 // application's history page.
 type AnalysisStore interface {
@@ -309,6 +323,31 @@ type Outbox interface {
 	// events, so a relay in the same process can publish at once. It may never
 	// fire; relays also poll.
 	OutboxWritten() <-chan struct{}
+}
+
+// PublishLeased is PublishOutbox for a store that leases: it claims up to
+// limit records with ClaimOutbox, hands them to publish and removes them
+// with MarkSent once publish returned nil. A crash or a failed publish
+// leaves them leased until the lease lapses, then they are claimed again.
+func PublishLeased(ctx context.Context, o interface {
+	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxRecord, error)
+	MarkSent(ctx context.Context, seqs []int64) error
+}, now time.Time, lease time.Duration, limit int, publish func(context.Context, []OutboxRecord) error) (int, error) {
+	recs, err := o.ClaimOutbox(ctx, now, lease, limit)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	if err := publish(ctx, recs); err != nil {
+		return 0, err
+	}
+	seqs := make([]int64, len(recs))
+	for i, r := range recs {
+		seqs[i] = r.Seq
+	}
+	if err := o.MarkSent(ctx, seqs); err != nil {
+		return 0, err
+	}
+	return len(recs), nil
 }
 
 // DeliveryStore records every attempt to deliver an event to a receiver.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // The job's columns and row mapping are shared with the Postgres store.
@@ -63,17 +64,10 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 	return j, nil
 }
 
-// GetJobAndAccount reads the job, then its account (two local reads).
+// GetJobAndAccount reads the job, then its account: two local reads
+// (ports.ReadJobAndAccount).
 func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
-	j, err := s.GetJob(ctx, id)
-	if err != nil {
-		return domain.Job{}, domain.Account{}, err
-	}
-	a, err := s.GetAccount(ctx, j.AccountID)
-	if err != nil {
-		return domain.Job{}, domain.Account{}, err
-	}
-	return j, a, nil
+	return ports.ReadJobAndAccount(ctx, s, s, id)
 }
 
 // UpdateJob loads the job and its account, applies fn and saves both with

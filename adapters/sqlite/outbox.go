@@ -72,24 +72,13 @@ func (s *Store) MarkSent(ctx context.Context, seqs []int64) error {
 	return nil
 }
 
-// PublishOutbox leases up to limit records (ClaimOutbox), hands them to
-// publish and removes them once it returned nil (MarkSent). SQLite has one
-// writer, so publishing inside the claiming transaction would hold every
-// other write back for the whole publish: the lease keeps the records
-// reserved instead, and a crash or a failed publish leaves them to be
-// claimed again once it lapses.
+// PublishOutbox leases (ports.PublishLeased). SQLite has one writer, so
+// publishing inside the claiming transaction would hold every other write
+// back for the whole publish: the lease keeps the records reserved
+// instead, and a crash or a failed publish leaves them to be claimed again
+// once it lapses.
 func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
-	recs, err := s.ClaimOutbox(ctx, now, lease, limit)
-	if err != nil || len(recs) == 0 {
-		return 0, err
-	}
-	if err := publish(ctx, recs); err != nil {
-		return 0, err
-	}
-	if err := s.MarkSent(ctx, seqsOf(recs)); err != nil {
-		return 0, err
-	}
-	return len(recs), nil
+	return ports.PublishLeased(ctx, s, now, lease, limit, publish)
 }
 
 // seqChunk keeps the number of bound values per statement well under

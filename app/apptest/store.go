@@ -114,17 +114,9 @@ func (s *Store) GetJob(_ context.Context, id domain.DocID) (domain.Job, error) {
 	return copyJob(j), nil
 }
 
-// GetJobAndAccount returns the job and its account.
+// GetJobAndAccount reads the job, then its account (ports.ReadJobAndAccount).
 func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
-	j, err := s.GetJob(ctx, id)
-	if err != nil {
-		return domain.Job{}, domain.Account{}, err
-	}
-	a, err := s.GetAccount(ctx, j.AccountID)
-	if err != nil {
-		return domain.Job{}, domain.Account{}, err
-	}
-	return j, a, nil
+	return ports.ReadJobAndAccount(ctx, s, s, id)
 }
 
 // UpdateJob applies fn to copies of the job and its account under the lock,
@@ -507,24 +499,9 @@ func (s *Store) MarkSent(_ context.Context, seqs []int64) error {
 	return nil
 }
 
-// PublishOutbox leases up to limit records (ClaimOutbox), hands them to
-// publish and removes them once it returned nil (MarkSent).
+// PublishOutbox leases, as SQLite does (ports.PublishLeased).
 func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
-	recs, err := s.ClaimOutbox(ctx, now, lease, limit)
-	if err != nil || len(recs) == 0 {
-		return 0, err
-	}
-	if err := publish(ctx, recs); err != nil {
-		return 0, err
-	}
-	seqs := make([]int64, len(recs))
-	for i, r := range recs {
-		seqs[i] = r.Seq
-	}
-	if err := s.MarkSent(ctx, seqs); err != nil {
-		return 0, err
-	}
-	return len(recs), nil
+	return ports.PublishLeased(ctx, s, now, lease, limit, publish)
 }
 
 // OutboxWritten is signalled after every write that added events.
