@@ -57,6 +57,25 @@ var rateCounterTests = []subtest{
 	}},
 }
 
+// publishedOnce is the verdict of concurrent publishers: none failed
+// (errs, closed here), and each of total records was published exactly
+// once (published counts them by seq); when says when it mattered.
+func publishedOnce(t *testing.T, errs chan error, published map[int64]int, total int, when string) {
+	t.Helper()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(published) != total {
+		t.Fatalf("published %d of %d records", len(published), total)
+	}
+	for seq, n := range published {
+		if n != 1 {
+			t.Fatalf("record %d published %d times%s", seq, n, when)
+		}
+	}
+}
+
 // seedDocs creates one uploading job per id, each with its one creation
 // event, in that order.
 func seedDocs(t *testing.T, s Stores, docIDs ...string) []domain.Event {
@@ -221,18 +240,7 @@ var outboxTests = []subtest{
 			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		if len(published) != total {
-			t.Fatalf("published %d of %d records", len(published), total)
-		}
-		for seq, n := range published {
-			if n != 1 {
-				t.Fatalf("record %d published %d times while its lease held", seq, n)
-			}
-		}
+		publishedOnce(t, errs, published, total, " while its lease held")
 	}},
 	{"PublishRemovesOnlyWhatWasPublished", func(t *testing.T, s Stores) {
 		evs := seedDocs(t, s, "doc-1", "doc-2", "doc-3")
@@ -362,18 +370,7 @@ var outboxTests = []subtest{
 			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		if len(published) != total {
-			t.Fatalf("published %d of %d records", len(published), total)
-		}
-		for seq, n := range published {
-			if n != 1 {
-				t.Fatalf("record %d published %d times", seq, n)
-			}
-		}
+		publishedOnce(t, errs, published, total, "")
 	}},
 	{"RecordsCarryParsedEvents", func(t *testing.T, s Stores) {
 		acct := newAccount(t, s, "acc", 60_000)
