@@ -14,23 +14,20 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// knownEnv is every variable cmd/hyscribe/cli/config.go reads: the names
-// deployments may set.
+// knownEnv is every variable the service reads (cli.Config's declared
+// list): the names deployments may set.
 func knownEnv(t *testing.T) map[string]bool {
 	t.Helper()
-	src, err := os.ReadFile("../cmd/hyscribe/cli/config.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`p\.(?:str|int|bool|dur|list)\("([A-Z0-9_]+)"`).FindAllSubmatch(src, -1) {
-		names[string(m[1])] = true
+	for _, v := range cli.Variables() {
+		names[v.Name] = true
 	}
 	if len(names) < 20 || !names["DATABASE_URL"] || !names["HYSCRIBE_S3_ENDPOINT"] {
-		t.Fatalf("could not read the variable names from config.go: %v", names)
+		t.Fatalf("could not read the variable names from cli.Variables: %v", names)
 	}
 	return names
 }

@@ -79,6 +79,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usageErrorf("unknown command %q", args[0])
 	case wantsHelp(args[1:]):
 		fmt.Fprint(stdout, helpFor(args))
+		if slices.Contains([]string{"serve", "api", "worker"}, args[0]) {
+			fmt.Fprint(stdout, variablesHelp())
+		}
 		return nil
 	case args[0] == "version":
 		return versionCmd(stdout)
@@ -138,6 +141,13 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr io.Writer) error {
+	warnings, err := cfg.checkStart(roles)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		newLogger(cfg, stderr).Warn(w)
+	}
 	svc, err := Start(ctx, cfg, roles, stages, stderr)
 	if err != nil {
 		return err
@@ -177,11 +187,17 @@ func servePprof(addr string, log *slog.Logger) (string, func(), error) {
 
 // migrateCmd applies the store's migrations and exits, so a deployment can
 // migrate once before it starts its processes. (Every process also migrates
-// as it opens the store; concurrent starts migrate once.)
+// as it opens the store; concurrent starts migrate once.) It prints what it
+// applied: the migrations' names, none when the schema was up to date.
 func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	var applied []string
+	version := 0
+	if m, ok := store.(interface{ Migrations() ([]string, int) }); ok {
+		applied, version = m.Migrations()
 	}
 	if err := store.Close(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -190,7 +206,14 @@ func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if cfg.DatabaseURL != "" {
 		kind = "postgres"
 	}
-	return writeJSON(stdout, map[string]string{"store": kind, "schema": "up to date"})
+	if applied == nil {
+		applied = []string{}
+	}
+	msg := fmt.Sprintf("applied %d migration(s); schema at version %d", len(applied), version)
+	if len(applied) == 0 {
+		msg = fmt.Sprintf("nothing to apply; schema already at version %d", version)
+	}
+	return writeJSON(stdout, map[string]any{"store": kind, "schema": "up to date", "version": version, "applied": applied, "message": msg})
 }
 
 func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -152,8 +153,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	s.brokers = cfg.KafkaBrokers
 	if len(s.brokers) == 0 {
 		s.embedded, err = kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("embedded kafka on %s: %w", cfg.KafkaEmbeddedAddr, err)
+			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
 		}
 		s.brokers = s.embedded.Addrs()
 		log.Info("embedded kafka listening", "addrs", s.brokers)
@@ -162,8 +166,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if cfg.S3() {
 		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, topics, int32(cfg.KafkaPartitions)); err != nil {
-		return nil, fmt.Errorf("kafka topics: %w", err)
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log}); err != nil {
+		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w", s.brokers, err)
 	}
 	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
 		return nil, err
