@@ -16,6 +16,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // testUploadSecret is a secret a production-shaped process accepts.
@@ -164,4 +165,36 @@ func TestSplitAPIAndWorkerOnPostgres(t *testing.T) {
 		s, _ := a.body["status"].(string)
 		return s == "transcribed", a.raw
 	})
+}
+
+// serve, api and worker --help list every variable of the declared
+// configuration with its default.
+func TestServiceHelpListsEveryVariable(t *testing.T) {
+	vars := cli.Variables()
+	if len(vars) < 50 {
+		t.Fatalf("only %d variables declared", len(vars))
+	}
+	for _, cmd := range []string{"serve", "api", "worker"} {
+		var out, errb bytes.Buffer
+		if err := cli.Run(context.Background(), []string{cmd, "--help"}, env(nil), &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vars {
+			def := v.Default
+			if def == "" {
+				def = "(empty)"
+			}
+			if !strings.Contains(out.String(), "  "+v.Name+"="+def+"\n") {
+				t.Errorf("%s --help does not list %s=%s", cmd, v.Name, def)
+			}
+		}
+	}
+	// The defaults printed are the ones applied.
+	cfg, err := cli.LoadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SweepInterval != 30*time.Second || cfg.KafkaPartitions != 12 || cfg.ASRMaxChunk != 600*time.Second || cfg.LogLevel != "info" || cfg.HTTPAddr != "127.0.0.1:8080" || !cfg.SignUp {
+		t.Errorf("defaults: %+v", cfg)
+	}
 }
