@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
