@@ -56,6 +56,8 @@ usage:
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
   hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
   hyscribe version                     the version, commit and Go version (also --version)
+  hyscribe probe URL                   GET URL (e.g. http://127.0.0.1:8080/readyz); exit 0 on 200, else 1
+                          (a container healthcheck where the image has no shell or curl)
 
 Every command prints its own help with -h or --help.
 
@@ -93,6 +95,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	if args[0] == "transcribe" { // a client: none of the service's configuration
 		return transcribeCmd(ctx, args[1:], getenv, stdout, stderr)
+	}
+	if args[0] == "probe" {
+		return probeCmd(ctx, args[1:], stdout)
 	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {

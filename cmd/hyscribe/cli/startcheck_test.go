@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -196,5 +198,34 @@ func TestServiceHelpListsEveryVariable(t *testing.T) {
 	}
 	if cfg.SweepInterval != 30*time.Second || cfg.KafkaPartitions != 12 || cfg.ASRMaxChunk != 600*time.Second || cfg.LogLevel != "info" || cfg.HTTPAddr != "127.0.0.1:8080" || !cfg.SignUp {
 		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+// hyscribe probe is compose's healthcheck of the distroless image: exit 0
+// on 200, 1 otherwise, 2 for a malformed call.
+func TestProbeCommand(t *testing.T) {
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" {
+			_, _ = w.Write([]byte(`{"status":"ok"}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer ok.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"probe", ok.URL + "/readyz"}, 0},
+		{[]string{"probe", ok.URL + "/other"}, 1},
+		{[]string{"probe", "http://127.0.0.1:1/readyz"}, 1},
+		{[]string{"probe"}, 2},
+		{[]string{"probe", "not a url"}, 2},
+	} {
+		var out, errb bytes.Buffer
+		err := cli.Run(context.Background(), c.args, env(nil), &out, &errb)
+		if got := cli.ExitCode(err); got != c.code {
+			t.Errorf("%v: exit %d (%v), want %d", c.args, got, err, c.code)
+		}
 	}
 }
