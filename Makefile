@@ -53,7 +53,7 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	$(GO) build -trimpath -ldflags="-X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.version=$(VERSION) -X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.commit=$(COMMIT)" -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform)
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform, kube-score)
 deps:
 	bash .ci/deps.sh
 
