@@ -179,15 +179,20 @@ func servePprof(addr string, log *slog.Logger) (string, func(), error) {
 		return "", nil, fmt.Errorf("HYSCRIBE_PPROF_ADDR %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
+	handlePprof(mux)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("pprof listening", "addr", ln.Addr().String())
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// handlePprof serves Go's profiles under /debug/pprof/ on mux.
+func handlePprof(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	log.Info("pprof listening", "addr", ln.Addr().String())
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 // migrateCmd applies the store's migrations and exits, so a deployment can
