@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -227,5 +228,27 @@ func TestProbeCommand(t *testing.T) {
 		if got := cli.ExitCode(err); got != c.code {
 			t.Errorf("%v: exit %d (%v), want %d", c.args, got, err, c.code)
 		}
+	}
+}
+
+// An embedded Kafka whose address is taken (by another hyscribe's, as when
+// api and worker each started one) says which variable to set, instead of
+// a bare "bind: address already in use".
+func TestEmbeddedKafkaAddressInUseNamesKafkaBrokers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, stderr, _ := runWithin(t, 20*time.Second, map[string]string{
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": ln.Addr().String(),
+	}, "serve")
+	if code != 1 || !strings.Contains(stderr, "KAFKA_BROKERS") || !strings.Contains(stderr, "HYSCRIBE_KAFKA_EMBEDDED_ADDR") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 }
