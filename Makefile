@@ -26,6 +26,10 @@ HYSCRIBE_TEST_PROMTOOL ?= promtool
 export HYSCRIBE_TEST_PROMTOOL
 HYSCRIBE_TEST_KUBECONFORM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kubeconform
 export HYSCRIBE_TEST_KUBECONFORM
+# kube-score (.ci/deps.sh builds it from the Go module proxy) scores
+# deploy/k8s in deploy's tests. Unset to skip.
+HYSCRIBE_TEST_KUBESCORE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kube-score
+export HYSCRIBE_TEST_KUBESCORE
 # The npm packages of the integrators' tests (standardwebhooks, @redocly/cli),
 # installed by .ci/deps.sh outside the work tree and run with Debian's node.
 # Set, missing packages fail the tests; unset, they skip.
@@ -43,11 +47,13 @@ run:
 	HYSCRIBE_DATA_DIR=$${HYSCRIBE_DATA_DIR:-$(DATA)} \
 	$(GO) run ./cmd/hyscribe serve
 
-## build: the one binary, ./hyscribe
+## build: the one binary, ./hyscribe, stamped with its version and commit as the Dockerfile's
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	$(GO) build -o hyscribe ./cmd/hyscribe
+	$(GO) build -trimpath -ldflags="-X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.version=$(VERSION) -X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.commit=$(COMMIT)" -o hyscribe ./cmd/hyscribe
 
-## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform)
+## deps: install and start what the tests need on a fresh machine (kcat, Postgres, MinIO binary, promtool, kubeconform, kube-score)
 deps:
 	bash .ci/deps.sh
 

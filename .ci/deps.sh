@@ -86,6 +86,13 @@ if ! go version -m "$kc_bin/kubeconform" 2>/dev/null | grep -q "github.com/yannh
   echo "deps: building kubeconform ${KUBECONFORM_VERSION} into $kc_bin"
   GOBIN="$kc_bin" go install "github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}"
 fi
+# kube-score checks deploy/k8s for what a schema cannot see (probes,
+# resources, selectors, network policies); same cache (HYSCRIBE_TEST_KUBESCORE).
+KUBESCORE_VERSION=v1.20.0
+if ! go version -m "$kc_bin/kube-score" 2>/dev/null | grep -q "github.com/zegl/kube-score[[:space:]]*${KUBESCORE_VERSION}"; then
+  echo "deps: building kube-score ${KUBESCORE_VERSION} into $kc_bin"
+  GOBIN="$kc_bin" go install "github.com/zegl/kube-score/cmd/kube-score@${KUBESCORE_VERSION}"
+fi
 
 # npm tools of the integrators' tests, run with Debian's node: the official
 # Standard Webhooks library verifies our deliveries, and Redocly's CLI lints

@@ -176,7 +176,18 @@ func (uc *DeliverEvents) deliver(ctx context.Context, d domain.Delivery, secret 
 	if err := uc.deliveries.FinishDelivery(ctx, d); err != nil {
 		uc.log.Error("record webhook delivery", "docId", d.DocID, "err", err)
 	}
-	uc.log.Info("webhook delivered", "docId", d.DocID, "event", d.EventType, "status", d.Status, "http", d.HTTPStatus, "ms", d.LatencyMs)
+	logDelivery(uc.log, d)
+}
+
+// logDelivery logs a delivery's outcome: INFO when the receiver took it,
+// WARN with the reason when it did not (the operator's cue to look at the
+// receiver; `hyscribe job show` has the whole history).
+func logDelivery(log *slog.Logger, d domain.Delivery) {
+	if d.Status == domain.DeliveryFailed {
+		log.Warn("webhook delivery failed", "docId", d.DocID, "event", d.EventType, "status", d.Status, "http", d.HTTPStatus, "ms", d.LatencyMs, "err", d.Error)
+		return
+	}
+	log.Info("webhook delivered", "docId", d.DocID, "event", d.EventType, "status", d.Status, "http", d.HTTPStatus, "ms", d.LatencyMs)
 }
 
 // Wait blocks until every delivery in flight has finished.

@@ -67,13 +67,15 @@ func deployments(t *testing.T) map[string][][]string {
 	}
 	for _, f := range files {
 		for _, doc := range yamlDocs(t, f) {
-			for i := 0; ; i++ {
-				c := dig(doc, "spec", "template", "spec", "containers", i)
-				if c == nil {
-					break
-				}
-				if img, _ := dig(c, "image").(string); strings.Contains(img, "hyscribe") {
-					out["k8s/"] = append(out["k8s/"], strs(dig(c, "args")))
+			for _, list := range []string{"initContainers", "containers"} {
+				for i := 0; ; i++ {
+					c := dig(doc, "spec", "template", "spec", list, i)
+					if c == nil {
+						break
+					}
+					if img, _ := dig(c, "image").(string); img == "hyscribe" {
+						out["k8s/"] = append(out["k8s/"], strs(dig(c, "args")))
+					}
 				}
 			}
 		}

@@ -14,23 +14,20 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// knownEnv is every variable cmd/hyscribe/cli/config.go reads: the names
-// deployments may set.
+// knownEnv is every variable the service reads (cli.Config's declared
+// list): the names deployments may set.
 func knownEnv(t *testing.T) map[string]bool {
 	t.Helper()
-	src, err := os.ReadFile("../cmd/hyscribe/cli/config.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`p\.(?:str|int|bool|dur|list)\("([A-Z0-9_]+)"`).FindAllSubmatch(src, -1) {
-		names[string(m[1])] = true
+	for _, v := range cli.Variables() {
+		names[v.Name] = true
 	}
 	if len(names) < 20 || !names["DATABASE_URL"] || !names["HYSCRIBE_S3_ENDPOINT"] {
-		t.Fatalf("could not read the variable names from config.go: %v", names)
+		t.Fatalf("could not read the variable names from cli.Variables: %v", names)
 	}
 	return names
 }
@@ -184,6 +181,9 @@ func TestKubernetesManifests(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests: %v", err)
 	}
+	// The example Secret is checked too, though kustomization.yaml does
+	// not apply it.
+	files = append(files, "k8s/example/secret.yaml")
 	kinds := map[string][]string{}
 	for _, f := range files {
 		for _, doc := range yamlDocs(t, f) {
@@ -206,44 +206,57 @@ func TestKubernetesManifests(t *testing.T) {
 					}
 				}
 			case "Deployment", "Job":
-				for i := 0; ; i++ {
-					c := dig(doc, "spec", "template", "spec", "containers", i)
-					if c == nil {
-						break
-					}
-					where := kind + " " + name
-					checkCommand(t, where, strs(dig(c, "args")))
-					for j := 0; ; j++ {
-						e := dig(c, "env", j, "name")
-						if e == nil {
+				for _, list := range []string{"initContainers", "containers"} {
+					for i := 0; ; i++ {
+						c := dig(doc, "spec", "template", "spec", list, i)
+						if c == nil {
 							break
 						}
-						if !known[e.(string)] {
-							t.Errorf("%s sets %s, which hyscribe does not read", where, e)
+						where := kind + " " + name + " " + list
+						if img, _ := dig(c, "image").(string); img != "hyscribe" {
+							// Another program (the speech engine): a
+							// pinned image, and probes on its server.
+							if !pinned(img) {
+								t.Errorf("%s: image %q is not pinned to a version", where, img)
+							}
+							if list == "containers" && (dig(c, "readinessProbe") == nil || dig(c, "livenessProbe") == nil) {
+								t.Errorf("%s: no readiness or liveness probe", where)
+							}
+							continue
 						}
-					}
-					if kind != "Deployment" {
-						continue
-					}
-					for probe, path := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/healthz"} {
-						if dig(c, probe, "httpGet", "path") != path {
-							t.Errorf("%s: %s is not GET %s", where, probe, path)
+						checkCommand(t, where, strs(dig(c, "args")))
+						for j := 0; ; j++ {
+							e := dig(c, "env", j, "name")
+							if e == nil {
+								break
+							}
+							if !known[e.(string)] {
+								t.Errorf("%s sets %s, which hyscribe does not read", where, e)
+							}
 						}
-					}
-					if strs(dig(c, "args"))[0] == "worker" && !slices.ContainsFunc(envNames(c), func(s string) bool { return s == "HYSCRIBE_HEALTH_ADDR" }) {
-						t.Errorf("%s: a worker answers /healthz only with HYSCRIBE_HEALTH_ADDR", where)
+						if kind != "Deployment" || list != "containers" {
+							continue
+						}
+						for probe, path := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/healthz"} {
+							if dig(c, probe, "httpGet", "path") != path {
+								t.Errorf("%s: %s is not GET %s", where, probe, path)
+							}
+						}
+						if strs(dig(c, "args"))[0] == "worker" && !slices.Contains(envNames(c), "HYSCRIBE_ADMIN_ADDR") {
+							t.Errorf("%s: a worker answers /healthz only with HYSCRIBE_ADMIN_ADDR", where)
+						}
 					}
 				}
 			}
 		}
 	}
 	want := map[string][]string{
-		"Deployment":              {"hyscribe-api", "hyscribe-worker"},
+		"Deployment":              {"hyscribe-api", "hyscribe-worker", "speaches"},
 		"HorizontalPodAutoscaler": {"hyscribe-api", "hyscribe-worker"},
-		"Job":                     {"hyscribe-migrate"},
 		"ConfigMap":               {"hyscribe"},
 		"Secret":                  {"hyscribe"},
-		"Service":                 {"hyscribe-api"},
+		"Service":                 {"hyscribe-api", "speaches", "hyscribe-uploads"},
+		"Ingress":                 {"hyscribe"},
 	}
 	for kind, names := range want {
 		for _, n := range names {
@@ -252,6 +265,20 @@ func TestKubernetesManifests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pinned reports whether an image names a version: a tag that is not
+// latest (or latest-something), or a digest.
+func pinned(img string) bool {
+	if strings.Contains(img, "@sha256:") {
+		return true
+	}
+	i := strings.LastIndex(img, ":")
+	if i < 0 || strings.Contains(img[i:], "/") {
+		return false
+	}
+	tag := img[i+1:]
+	return tag != "" && !strings.HasPrefix(tag, "latest") && regexp.MustCompile(`\d`).MatchString(tag)
 }
 
 func envNames(c any) []string {

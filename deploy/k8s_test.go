@@ -1,6 +1,8 @@
 package deploy_test
 
 import (
+	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // k8sDocs is every document of the manifests kustomization.yaml lists, and
@@ -65,12 +71,13 @@ func TestKubernetesHygiene(t *testing.T) {
 		if dig(spec, "securityContext", "runAsNonRoot") != true || dig(spec, "securityContext", "seccompProfile", "type") != "RuntimeDefault" {
 			t.Errorf("%s: pod securityContext %v", where, spec["securityContext"])
 		}
-		for i := 0; ; i++ {
-			c := dig(spec, "containers", i)
-			if c == nil {
-				break
-			}
-			if dig(c, "image") != "hyscribe" {
+		var containers []any
+		for _, list := range []string{"initContainers", "containers"} {
+			l, _ := spec[list].([]any)
+			containers = append(containers, l...)
+		}
+		for _, c := range containers {
+			if img, _ := dig(c, "image").(string); img != "hyscribe" && (!strings.Contains(where, "speaches") || !pinned(img)) {
 				t.Errorf("%s: image %v, want hyscribe (kustomization.yaml sets its registry and tag)", where, dig(c, "image"))
 			}
 			sc := dig(c, "securityContext")
@@ -156,5 +163,151 @@ func TestManifestsMatchTheKubernetesSchemas(t *testing.T) {
 	out, err = exec.Command(bin, kubeconformArgs(abs, bad)...).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "readOnlyRootFileSystem") || !strings.Contains(string(out), "minAvailable") {
 		t.Fatalf("kubeconform accepted a broken manifest: %v\n%s", err, out)
+	}
+}
+
+// rendered is what `kubectl apply -k k8s/` applies: kustomization.yaml's
+// resources with its image set (the one transformation it makes).
+func rendered(t *testing.T) string {
+	t.Helper()
+	k := yamlDocs(t, "k8s/kustomization.yaml")[0]
+	img := k["images"].([]any)[0].(map[string]any)
+	ref := img["newName"].(string) + ":" + img["newTag"].(string)
+	var b strings.Builder
+	for _, f := range strs(k["resources"]) {
+		src, err := os.ReadFile(filepath.Join("k8s", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(regexp.MustCompile(`(?m)^(\s+image:) hyscribe$`).ReplaceAllString(string(src), "$1 "+ref))
+		b.WriteString("\n---\n")
+	}
+	return b.String()
+}
+
+// kube-score (built from the Go module proxy) finds no critical or warning
+// in what kustomization.yaml applies; what it would flag and is deliberate
+// carries a kube-score/ignore annotation with its reason beside it.
+func TestManifestsPassKubeScore(t *testing.T) {
+	bin := tool(t, "HYSCRIBE_TEST_KUBESCORE")
+	score := func(manifests string) (string, error) {
+		f := filepath.Join(t.TempDir(), "all.yaml")
+		if err := os.WriteFile(f, []byte(manifests), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "score", "--output-format", "ci", f).CombinedOutput()
+		return string(out), err
+	}
+	all := rendered(t)
+	out, err := score(all)
+	var bad []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "[CRITICAL]") || strings.HasPrefix(l, "[WARNING]") {
+			bad = append(bad, l)
+		}
+	}
+	if len(bad) > 0 || !strings.Contains(out, "[OK] hyscribe-api") {
+		t.Fatalf("kube-score: %v\n%s", err, strings.Join(bad, "\n"))
+	}
+	// The check has teeth: an unpinned engine and a missing probe are flagged.
+	broken := strings.Replace(all, "speaches:0.8.3-cpu", "speaches:latest", 2)
+	broken = strings.Replace(broken, "          readinessProbe: # follows the database and Kafka", "          x-readinessProbe: # follows the database and Kafka", 1)
+	out, _ = score(broken)
+	if !strings.Contains(out, "[CRITICAL] speaches") || !strings.Contains(out, "[CRITICAL] hyscribe-worker") {
+		t.Fatalf("kube-score passed broken manifests:\n%s", out)
+	}
+}
+
+// kubectl apply -k must not apply the example Secret (it would overwrite
+// the real one), and nothing it applies may be refused on the next apply:
+// no Job (its template is immutable; migrations run in the API's init
+// container at every rollout instead).
+func TestKustomizationSurvivesReapply(t *testing.T) {
+	docs, files := k8sDocs(t)
+	if slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "secret") }) {
+		t.Errorf("kustomization.yaml applies %v", files)
+	}
+	migrates := false
+	for _, d := range docs {
+		switch d["kind"] {
+		case "Secret", "Job":
+			t.Errorf("kustomization.yaml applies a %s (%v)", d["kind"], dig(d, "metadata", "name"))
+		case "Deployment":
+			if dig(d, "metadata", "name") == "hyscribe-api" {
+				migrates = slices.Equal(strs(dig(d, "spec", "template", "spec", "initContainers", 0, "args")), []string{"migrate"})
+			}
+		}
+	}
+	if !migrates {
+		t.Error("the API's pods do not migrate the schema in an init container")
+	}
+	if _, err := os.Stat("k8s/example/secret.yaml"); err != nil {
+		t.Errorf("the example Secret is gone: %v", err)
+	}
+}
+
+// Customers' recordings cross the internet over TLS only: the public URL
+// and the pre-signed upload URLs the ConfigMap's settings produce are
+// https, and the Ingress serves both hosts with a certificate, while
+// hyscribe reaches MinIO inside the cluster over plain HTTP.
+func TestCustomerFacingURLsAreHTTPS(t *testing.T) {
+	docs, _ := k8sDocs(t)
+	data := map[string]string{}
+	var ingress map[string]any
+	for _, d := range docs {
+		switch {
+		case d["kind"] == "ConfigMap" && dig(d, "metadata", "name") == "hyscribe":
+			for k, v := range d["data"].(map[string]any) {
+				data[k] = v.(string)
+			}
+		case d["kind"] == "Ingress":
+			ingress = d
+		}
+	}
+	// The settings as the processes read them, with the Secret's keys.
+	data["HYSCRIBE_S3_ACCESS_KEY"], data["HYSCRIBE_S3_SECRET_KEY"] = "access", "secret"
+	cfg, err := cli.LoadConfig(func(k string) string { return data[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cfg.PublicURL, "https://") {
+		t.Errorf("HYSCRIBE_PUBLIC_URL %q is not https", cfg.PublicURL)
+	}
+	https := cfg.S3PublicHTTPS()
+	st, err := s3.New(s3.Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+		Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint, PublicSecure: &https})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload, err := st.SignUpload(context.Background(), "doc-1", time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(upload, "https://"+cfg.S3PublicEndpoint+"/") {
+		t.Errorf("customers' upload URL is %s, want https://%s/…", upload, cfg.S3PublicEndpoint)
+	}
+	if cfg.S3Secure {
+		t.Error("HYSCRIBE_S3_SECURE is true: the example's MinIO inside the cluster is plain HTTP")
+	}
+
+	if ingress == nil {
+		t.Fatal("no Ingress")
+	}
+	pub, _ := url.Parse(cfg.PublicURL)
+	var tlsHosts, ruleHosts []string
+	for i := 0; dig(ingress, "spec", "tls", i) != nil; i++ {
+		tlsHosts = append(tlsHosts, strs(dig(ingress, "spec", "tls", i, "hosts"))...)
+		if dig(ingress, "spec", "tls", i, "secretName") == nil {
+			t.Error("an Ingress tls entry without a certificate Secret")
+		}
+	}
+	for i := 0; dig(ingress, "spec", "rules", i) != nil; i++ {
+		h, _ := dig(ingress, "spec", "rules", i, "host").(string)
+		ruleHosts = append(ruleHosts, h)
+	}
+	for _, h := range []string{pub.Hostname(), cfg.S3PublicEndpoint} {
+		if !slices.Contains(tlsHosts, h) || !slices.Contains(ruleHosts, h) {
+			t.Errorf("the Ingress does not serve %s over TLS (tls %v, rules %v)", h, tlsHosts, ruleHosts)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 
 // Config tunes the HTTP adapter. Zero values take the defaults noted.
 type Config struct {
+	// MetricsElsewhere leaves /metrics off this server: the process serves
+	// it on its operators' listener (HYSCRIBE_ADMIN_ADDR) instead.
+	MetricsElsewhere bool
 	// PollLimit is getTranscription's requests per minute per API key
 	// (default domain.PollRateLimit, the spec's 60).
 	PollLimit int
@@ -196,6 +200,9 @@ func New(cfg Config, deps Deps) *fiber.App {
 	}
 	s := &server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger}
 	s.table = s.routes()
+	if cfg.MetricsElsewhere {
+		s.table = slices.DeleteFunc(s.table, func(r route) bool { return r.path == pathMetrics })
+	}
 	s.openapi = servedOpenAPI(openAPIDocument, s.cfg.PublicURL)
 	s.requests = deps.Metrics.Counter("http_requests_total",
 		"HTTP requests served, by route pattern, method and status code.", "route", "method", "code")

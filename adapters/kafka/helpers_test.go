@@ -56,7 +56,7 @@ func ensureTopics(t *testing.T, brokers []string, partitions int32, topics ...st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := EnsureTopics(ctx, brokers, topics, partitions); err != nil {
+	if err := EnsureTopics(ctx, brokers, topics, TopicSettings{Partitions: partitions}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -52,6 +52,9 @@ type Store struct {
 	logger      *slog.Logger
 
 	updates batchQueue[*jobUpdateReq] // UpdateJob's queue, see jobupdate.go
+
+	migrated      []string // migrations Open applied
+	schemaVersion int      // the schema's version after Open
 }
 
 var _ ports.Stores = (*Store)(nil)
@@ -68,11 +71,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	applied, version, err := migrate(ctx, pool)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{pool: pool, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
+	return &Store{pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
 		polls:   batchQueue[*pollReq]{maxInFlight: pollBatchesInFlight, maxBatch: pollBatchMax},
 		updates: batchQueue[*jobUpdateReq]{maxInFlight: maxCommitters, maxBatch: maxGroup},
 	}, nil
@@ -107,12 +111,16 @@ const migrateLock = 0x68797363 // "hysc"
 // transaction-scoped advisory lock: a second process starting at the same
 // moment waits for the first to commit and then finds nothing to do. DDL is
 // transactional in Postgres, so a failed migration leaves no trace.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+// It returns the names of the migrations it applied and the schema's
+// version.
+func migrate(ctx context.Context, pool *pgxpool.Pool) (done []string, version int, err error) {
 	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	version = ms[len(ms)-1].Version
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		done = nil // a retried transaction starts again
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, migrateLock); err != nil {
 			return fmt.Errorf("migrate: lock: %w", err)
 		}
@@ -153,10 +161,17 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 				m.Version, m.Name, time.Now().UnixMilli()); err != nil {
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
+			done = append(done, m.Name)
 		}
 		return nil
 	})
+	return done, version, err
 }
+
+// Migrations reports what Open did to the schema: the names of the
+// migrations it applied (none when it was up to date) and the schema's
+// version now.
+func (s *Store) Migrations() (applied []string, version int) { return s.migrated, s.schemaVersion }
 
 // signal tells a relay in this process that events were committed.
 func (s *Store) signal() {

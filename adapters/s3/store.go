@@ -36,6 +36,10 @@ type Config struct {
 	// host outside): the host is part of what a pre-signed URL signs.
 	// Default Endpoint.
 	PublicEndpoint string
+	// PublicSecure says whether pre-signed URLs are https, apart from
+	// Secure (plain HTTP to a store inside the cluster, TLS at the ingress
+	// customers reach); nil: as Secure.
+	PublicSecure *bool
 	// Now is the clock of pre-signed URLs' validity; default time.Now.
 	Now func() time.Time
 }
@@ -63,13 +67,13 @@ func New(cfg Config) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	newClient := func(endpoint string) (*minio.Client, error) {
+	newClient := func(endpoint string, secure bool) (*minio.Client, error) {
 		// Path-style addressing works with every S3-compatible store and
 		// needs no wildcard DNS; a fixed region means signing never asks
 		// the store for the bucket's location.
 		c, err := minio.New(endpoint, &minio.Options{
 			Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
-			Secure:       cfg.Secure,
+			Secure:       secure,
 			Region:       cfg.Region,
 			BucketLookup: minio.BucketLookupPath,
 		})
@@ -78,11 +82,15 @@ func New(cfg Config) (*Store, error) {
 		}
 		return c, nil
 	}
-	client, err := newClient(cfg.Endpoint)
+	client, err := newClient(cfg.Endpoint, cfg.Secure)
 	if err != nil {
 		return nil, err
 	}
-	public, err := newClient(cfg.PublicEndpoint)
+	publicSecure := cfg.Secure
+	if cfg.PublicSecure != nil {
+		publicSecure = *cfg.PublicSecure
+	}
+	public, err := newClient(cfg.PublicEndpoint, publicSecure)
 	if err != nil {
 		return nil, err
 	}

@@ -41,12 +41,14 @@ const busyTimeout = 10 * time.Second
 
 // Store implements every store port (ports.Stores) on one SQLite database.
 type Store struct {
-	db         *sql.DB
-	writeSem   chan struct{} // one writer at a time in this process
-	written    chan struct{} // OutboxWritten
-	lastWindow atomic.Int64  // newest rate window seen, unix ms: drives cleanup
-	getJob     *sql.Stmt     // GetJob's statement, parsed once: the poll's one read
-	keyByHash  *sql.Stmt     // APIKeyByHash's, parsed once: a key the cache lacks
+	migrated      []string // migrations Open applied
+	schemaVersion int      // the schema's version after Open
+	db            *sql.DB
+	writeSem      chan struct{} // one writer at a time in this process
+	written       chan struct{} // OutboxWritten
+	lastWindow    atomic.Int64  // newest rate window seen, unix ms: drives cleanup
+	getJob        *sql.Stmt     // GetJob's statement, parsed once: the poll's one read
+	keyByHash     *sql.Stmt     // APIKeyByHash's, parsed once: a key the cache lacks
 }
 
 var _ ports.Stores = (*Store)(nil)
@@ -62,7 +64,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// pragmas); readers run in parallel under WAL.
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(16)
-	if err := migrateWhenFree(ctx, db); err != nil {
+	applied, version, err := migrateWhenFree(ctx, db)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
@@ -79,7 +82,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
+	return &Store{migrated: applied, schemaVersion: version, db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
 }
 
 func dsn(path string) string {
@@ -110,17 +113,17 @@ func (s *Store) Close() error {
 // waiting for another, but not a connection that opens (and switches to
 // WAL) while another process is migrating a new file: that answers busy at
 // once.
-func migrateWhenFree(ctx context.Context, db *sql.DB) error {
+func migrateWhenFree(ctx context.Context, db *sql.DB) ([]string, int, error) {
 	deadline := time.Now().Add(busyTimeout)
 	for {
-		err := migrate(ctx, db)
+		applied, version, err := migrate(ctx, db)
 		var se *msqlite.Error
 		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return err
+			return applied, version, err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return nil, 0, err
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -132,14 +135,17 @@ var migrationFiles embed.FS
 // migrate applies the missing migrations in one write transaction. Because
 // the transaction begins IMMEDIATE, a second process opening the database at
 // the same moment waits for the first to finish and then finds nothing to do.
-func migrate(ctx context.Context, db *sql.DB) error {
+// It returns the names of the migrations it applied and the schema's
+// version.
+func migrate(ctx context.Context, db *sql.DB) (done []string, version int, err error) {
 	ms, err := migrations.Load(migrationFiles, "migrations")
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
+	version = ms[len(ms)-1].Version
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -147,51 +153,57 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		name       TEXT NOT NULL,
 		applied_at INTEGER NOT NULL
 	) STRICT`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
 	applied := map[int]bool{}
 	newest := 0
 	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
 			rows.Close()
-			return fmt.Errorf("migrate: %w", err)
+			return nil, 0, fmt.Errorf("migrate: %w", err)
 		}
 		applied[v], newest = true, max(newest, v)
 	}
 	if err := rows.Close(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
 	if known := ms[len(ms)-1].Version; newest > known {
 		// An older binary must not write to a schema it does not know.
-		return fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
+		return nil, 0, fmt.Errorf("migrate: database schema is at version %d, newer than this binary's %d", newest, known)
 	}
 	for _, m := range ms {
 		if applied[m.Version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.Name, err)
+			return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if m.Version == 3 || strings.Contains(m.SQL, webquery.BackfillMarker) {
 			if err := backfillSearchText(ctx, tx); err != nil {
-				return fmt.Errorf("migrate: %s: %w", m.Name, err)
+				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 			m.Version, m.Name, time.Now().UnixMilli()); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.Name, err)
+			return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
+		done = append(done, m.Name)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, 0, fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	return done, version, nil
 }
+
+// Migrations reports what Open did to the schema: the names of the
+// migrations it applied (none when it was up to date) and the schema's
+// version now.
+func (s *Store) Migrations() (applied []string, version int) { return s.migrated, s.schemaVersion }
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE, from the DSN) and
 // commits it when fn returns nil. The in-process semaphore is taken first,

@@ -38,6 +38,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/postgres"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
@@ -164,13 +165,20 @@ func run(o options) error {
 	if o.pool > 0 {
 		procURL += "&pool_max_conns=" + strconv.Itoa(o.pool)
 	}
+	// The processes share one Kafka cluster, as a production-shaped
+	// process (DATABASE_URL set) requires: an embedded one run here.
+	cluster, err := kafka.StartEmbedded("127.0.0.1:0", "", 12)
+	if err != nil {
+		return err
+	}
+	defer cluster.Close()
 	vars := map[string]string{
 		"DATABASE_URL":                   procURL,
+		"KAFKA_BROKERS":                  strings.Join(cluster.Addrs(), ","),
 		"HYSCRIBE_DATA_DIR":              filepath.Join(work, "data"),
 		"HYSCRIBE_HTTP_ADDR":             "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR":   "127.0.0.1:0",
 		"HYSCRIBE_KAFKA_PARTITIONS":      "12",
-		"HYSCRIBE_UPLOAD_SECRET":         "bench-upload-secret",
+		"HYSCRIBE_UPLOAD_SECRET":         "bench-upload-secret-0123456789abcdef",
 		"HYSCRIBE_ASR_URL":               engine.url,
 		"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true",
 		"HYSCRIBE_CREATE_RATE_LIMIT":     "100000",
@@ -192,16 +200,8 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	kafkaLine, err := api.waitLog("embedded kafka listening", time.Second)
-	if err != nil {
-		return err
-	}
 	apiAddr := apiLine["addr"].(string)
-	var brokers []string
-	for _, a := range kafkaLine["addrs"].([]any) {
-		brokers = append(brokers, a.(string))
-	}
-	vars["KAFKA_BROKERS"] = strings.Join(brokers, ",")
+	vars["HYSCRIBE_PUBLIC_URL"] = "http://" + apiAddr // the workers' event links
 
 	// Provisioning straight into the store: an account, its keys, a receiver.
 	store, err := postgres.Open(ctx, dbURL)

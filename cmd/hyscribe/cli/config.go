@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -19,235 +22,299 @@ import (
 // ("A specified destination ARN does not exist").
 const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 
-// Config is everything the environment can set (DESIGN §4). Names are part of
-// the operating contract: tests and deployments rely on them.
+// Config is everything the environment can set (DESIGN §4), declared once:
+// each field's tags are its variable, its default, its help line (printed
+// by `hyscribe serve|api|worker --help`) and its check, and LoadConfig,
+// --help, the deploy tests and the docs all read this one list.
+//
+// To add a variable, add ONE field line here, e.g.
+//
+//	ASRTimeout time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" default:"10m" check:"min=1s" help:"longest wait for one recognition"`
+//
+// Tags: env (the name), default (as the variable would be written), help,
+// check (comma-separated: min=N or min=DURATION, oneof=a|b|c, url — an
+// absolute http(s) URL, its trailing / dropped —, hostport, loglevel,
+// timezone) and unit:"s" (a Duration written as whole seconds). Field
+// types: string, bool, int, int64, float64, time.Duration, []string
+// (comma-separated). A value that does not parse or fails its check stops
+// the start with a message naming the variable. Rules between variables
+// are in validate below.
 type Config struct {
-	HTTPAddr            string        // HYSCRIBE_HTTP_ADDR
-	HealthAddr          string        // HYSCRIBE_HEALTH_ADDR: /healthz and /metrics of a worker; "" none
-	PprofAddr           string        // HYSCRIBE_PPROF_ADDR: Go's /debug/pprof/ for profiling; "" (the default) none
-	PublicURL           string        // HYSCRIBE_PUBLIC_URL; "" means http://<bound address>
-	DataDir             string        // HYSCRIBE_DATA_DIR
-	DatabaseURL         string        // DATABASE_URL
-	KafkaBrokers        []string      // KAFKA_BROKERS
-	KafkaEmbeddedAddr   string        // HYSCRIBE_KAFKA_EMBEDDED_ADDR
-	KafkaPartitions     int           // HYSCRIBE_KAFKA_PARTITIONS
-	KafkaSessionTimeout time.Duration // HYSCRIBE_KAFKA_SESSION_TIMEOUT
-	OutboxLease         time.Duration // HYSCRIBE_OUTBOX_LEASE
-	ClickHouseDSN       string        // CLICKHOUSE_DSN
-	ASRURL              string        // HYSCRIBE_ASR_URL
-	ASRAPIKey           string        // HYSCRIBE_ASR_API_KEY
-	ASRModel            string        // HYSCRIBE_ASR_MODEL
-	ASRMaxChunk         time.Duration // HYSCRIBE_ASR_MAX_CHUNK_SECONDS: longest piece sent in one request
-	ASRMaxChunkBytes    int64         // HYSCRIBE_ASR_MAX_CHUNK_BYTES: largest piece sent in one request
-	ASRConcurrency      int           // HYSCRIBE_ASR_CONCURRENCY: requests in flight to the engine, per process
-	ASRBreakerFailures  int           // HYSCRIBE_ASR_BREAKER_FAILURES: consecutive failures that open the circuit
-	ASRBreakerOpenFor   time.Duration // HYSCRIBE_ASR_BREAKER_OPEN_FOR: wait before a trial request
-	LLMURL              string        // HYSCRIBE_LLM_URL
-	LLMAPIKey           string        // HYSCRIBE_LLM_API_KEY
-	LLMModel            string        // HYSCRIBE_LLM_MODEL
-	WebhookAllowPrivate bool          // HYSCRIBE_WEBHOOK_ALLOW_PRIVATE
-	WebhookTimeout      time.Duration // HYSCRIBE_WEBHOOK_TIMEOUT
-	UploadTTL           time.Duration // HYSCRIBE_UPLOAD_TTL
-	UploadSecret        string        // HYSCRIBE_UPLOAD_SECRET; "" means a key file in the data dir
-	MaxUploadBytes      int64         // HYSCRIBE_MAX_UPLOAD_BYTES
-	MaxDuration         time.Duration // HYSCRIBE_MAX_DURATION
-	CreateRateLimit     int           // HYSCRIBE_CREATE_RATE_LIMIT
-	KeyCacheTTL         time.Duration // HYSCRIBE_KEY_CACHE_TTL: how long an API key is trusted without asking the store (0: never)
-	StageAttempts       int           // HYSCRIBE_STAGE_ATTEMPTS
-	StageBackoff        time.Duration // HYSCRIBE_STAGE_BACKOFF
-	SweepInterval       time.Duration // HYSCRIBE_SWEEP_INTERVAL
-	StuckAfter          time.Duration // HYSCRIBE_STUCK_AFTER
-	RetentionInterval   time.Duration // HYSCRIBE_RETENTION_INTERVAL: how often accounts' retention rules are applied
-	ShutdownGrace       time.Duration // HYSCRIBE_SHUTDOWN_GRACE
-	LogLevel            string        // HYSCRIBE_LOG_LEVEL
+	HTTPAddr            string        `env:"HYSCRIBE_HTTP_ADDR" default:"127.0.0.1:8080" check:"hostport" help:"address the public HTTP API listens on"`
+	AdminAddr           string        `env:"HYSCRIBE_ADMIN_ADDR" check:"hostport" help:"operators' listener: /metrics, /debug/pprof/, /healthz and a detailed /readyz; set, /metrics leaves the public port (docs/operations.md); empty: none"`
+	HealthAddr          string        `env:"HYSCRIBE_HEALTH_ADDR" check:"hostport" help:"a worker's /healthz, /readyz and /metrics (kept for existing deployments; HYSCRIBE_ADMIN_ADDR serves the same and more); empty: none"`
+	PprofAddr           string        `env:"HYSCRIBE_PPROF_ADDR" check:"hostport" help:"Go's /debug/pprof/ alone (HYSCRIBE_ADMIN_ADDR serves it too); empty: none"`
+	PublicURL           string        `env:"HYSCRIBE_PUBLIC_URL" check:"url" help:"base of upload addresses and event links as customers reach them; empty: http://<bound address> (refused for a worker with DATABASE_URL)"`
+	DataDir             string        `env:"HYSCRIBE_DATA_DIR" default:"./data" help:"SQLite file, embedded Kafka, local uploads, scratch audio"`
+	DatabaseURL         string        `env:"DATABASE_URL" help:"Postgres URL; empty: SQLite in the data dir. Set, the process is production-shaped: KAFKA_BROKERS and strong secrets are required"`
+	KafkaBrokers        []string      `env:"KAFKA_BROKERS" help:"comma-separated brokers; empty: an embedded cluster (refused with DATABASE_URL)"`
+	KafkaEmbeddedAddr   string        `env:"HYSCRIBE_KAFKA_EMBEDDED_ADDR" default:"127.0.0.1:9092" check:"hostport" help:"where the embedded Kafka listens"`
+	KafkaPartitions     int           `env:"HYSCRIBE_KAFKA_PARTITIONS" default:"12" check:"min=1" help:"partitions of each topic hyscribe creates (replicas per stage that can work at once)"`
+	KafkaReplication    int           `env:"HYSCRIBE_KAFKA_REPLICATION_FACTOR" default:"0" check:"min=0" help:"replicas of each topic hyscribe creates; 0: 3, or every broker when the cluster has fewer; more than the cluster's brokers is refused"`
+	KafkaSessionTimeout time.Duration `env:"HYSCRIBE_KAFKA_SESSION_TIMEOUT" default:"45s" check:"min=1ms" help:"consumer group session timeout"`
+	OutboxLease         time.Duration `env:"HYSCRIBE_OUTBOX_LEASE" default:"30s" check:"min=1ms" help:"wait before another relay takes outbox records a dead relay claimed"`
+	ClickHouseDSN       string        `env:"CLICKHOUSE_DSN" help:"ClickHouse for analytics; empty: analytics off"`
+	ASRURL              string        `env:"HYSCRIBE_ASR_URL" check:"url" help:"OpenAI-compatible speech engine, its /v1 base; empty: every job fails"`
+	ASRAPIKey           string        `env:"HYSCRIBE_ASR_API_KEY" help:"bearer key of the speech engine"`
+	ASRModel            string        `env:"HYSCRIBE_ASR_MODEL" default:"whisper-1" help:"model asked of the speech engine"`
+	ASRMaxChunk         time.Duration `env:"HYSCRIBE_ASR_MAX_CHUNK_SECONDS" default:"600" unit:"s" check:"min=0" help:"longest piece sent in one request, in seconds; 0: no limit"`
+	ASRMaxChunkBytes    int64         `env:"HYSCRIBE_ASR_MAX_CHUNK_BYTES" default:"25165824" check:"min=0" help:"largest piece sent in one request; 0: no limit"`
+	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" default:"4" check:"min=1" help:"requests in flight to the engine, per process"`
+	ASRBreakerFailures  int           `env:"HYSCRIBE_ASR_BREAKER_FAILURES" default:"5" check:"min=1" help:"consecutive failures that open the engine's circuit"`
+	ASRBreakerOpenFor   time.Duration `env:"HYSCRIBE_ASR_BREAKER_OPEN_FOR" default:"30s" check:"min=1ms" help:"wait before a trial request to an open circuit"`
+	LLMURL              string        `env:"HYSCRIBE_LLM_URL" check:"url" help:"OpenAI-compatible chat model for summaries; empty: built-in extractive ones"`
+	LLMAPIKey           string        `env:"HYSCRIBE_LLM_API_KEY" help:"bearer key of the chat model"`
+	LLMModel            string        `env:"HYSCRIBE_LLM_MODEL" default:"gpt-4o-mini" help:"chat model name"`
+	WebhookAllowPrivate bool          `env:"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE" default:"false" help:"allow webhook receivers on private and loopback addresses"`
+	WebhookTimeout      time.Duration `env:"HYSCRIBE_WEBHOOK_TIMEOUT" default:"5s" check:"min=1ms" help:"one webhook delivery's timeout"`
+	UploadTTL           time.Duration `env:"HYSCRIBE_UPLOAD_TTL" default:"1h" check:"min=1s" help:"validity of an upload address"`
+	UploadSecret        string        `env:"HYSCRIBE_UPLOAD_SECRET" help:"key signing local upload addresses, shared by every API; empty: a key file in the data dir (refused with DATABASE_URL unless 32+ characters)"`
+	MaxUploadBytes      int64         `env:"HYSCRIBE_MAX_UPLOAD_BYTES" default:"536870912" check:"min=1" help:"largest upload"`
+	MaxDuration         time.Duration `env:"HYSCRIBE_MAX_DURATION" default:"4h" check:"min=1s" help:"longest recording accepted"`
+	CreateRateLimit     int           `env:"HYSCRIBE_CREATE_RATE_LIMIT" default:"600" check:"min=0" help:"createTranscription calls a minute per API key"`
+	KeyCacheTTL         time.Duration `env:"HYSCRIBE_KEY_CACHE_TTL" default:"5s" check:"min=0" help:"how long an API key is trusted without asking the store; 0: never"`
+	StageAttempts       int           `env:"HYSCRIBE_STAGE_ATTEMPTS" default:"5" check:"min=1" help:"tries of a stage's handler before the dead-letter topic"`
+	StageBackoff        time.Duration `env:"HYSCRIBE_STAGE_BACKOFF" default:"1s" check:"min=0" help:"first wait between those tries"`
+	SweepInterval       time.Duration `env:"HYSCRIBE_SWEEP_INTERVAL" default:"30s" check:"min=1ms" help:"how often stale jobs are looked for"`
+	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" default:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
+	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" default:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
+	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" default:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
+	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" default:"info" check:"loglevel" help:"debug, info, warn or error"`
 
 	// The web application (/app).
-	SignUp        bool    // HYSCRIBE_SIGNUP: anyone may create an account at /app/signup
-	SignUpPlan    string  // HYSCRIBE_SIGNUP_PLAN: plan of accounts made by sign-up
-	SignUpSeconds float64 // HYSCRIBE_SIGNUP_SECONDS: their starting balance
-	WebTimezone   string  // HYSCRIBE_WEB_TIMEZONE: where times are shown
-	CookieSecure  string  // HYSCRIBE_COOKIE_SECURE: true, false or auto (HTTPS public URL)
+	SignUp        bool    `env:"HYSCRIBE_SIGNUP" default:"true" help:"anyone may create an account at /app/signup"`
+	SignUpPlan    string  `env:"HYSCRIBE_SIGNUP_PLAN" default:"free" check:"oneof=free|business" help:"plan of accounts made by sign-up"`
+	SignUpSeconds float64 `env:"HYSCRIBE_SIGNUP_SECONDS" default:"0" check:"min=0" help:"their starting balance in audio seconds"`
+	WebTimezone   string  `env:"HYSCRIBE_WEB_TIMEZONE" default:"Asia/Yerevan" check:"timezone" help:"where the web application shows times (IANA zone)"`
+	CookieSecure  string  `env:"HYSCRIBE_COOKIE_SECURE" default:"auto" check:"oneof=auto|true|false" help:"Secure cookies; auto: when the public URL is https"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
-	S3Endpoint       string // HYSCRIBE_S3_ENDPOINT (host:port)
-	S3Bucket         string // HYSCRIBE_S3_BUCKET
-	S3AccessKey      string // HYSCRIBE_S3_ACCESS_KEY
-	S3SecretKey      string // HYSCRIBE_S3_SECRET_KEY
-	S3Region         string // HYSCRIBE_S3_REGION
-	S3Secure         bool   // HYSCRIBE_S3_SECURE
-	S3PublicEndpoint string // HYSCRIBE_S3_PUBLIC_ENDPOINT; "" means S3Endpoint
-	S3NotifyARN      string // HYSCRIBE_S3_NOTIFY_ARN; "off": configured by the operator
+	S3Endpoint       string `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
+	S3Bucket         string `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
+	S3AccessKey      string `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
+	S3SecretKey      string `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
+	S3Region         string `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
+	S3Secure         bool   `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
+	S3PublicEndpoint string `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
+	S3PublicSecure   string `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
+	S3NotifyARN      string `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
 }
 
-// S3 reports whether uploads go to an S3-compatible store.
+// S3() reports whether uploads go to an S3-compatible store.
 func (c Config) S3() bool { return c.S3Endpoint != "" }
 
-// LoadConfig reads the environment through getenv, applying defaults, and
-// names the variable of any value it cannot parse.
-func LoadConfig(getenv func(string) string) (Config, error) {
-	p := parser{getenv: getenv}
-	c := Config{
-		HTTPAddr:            p.str("HYSCRIBE_HTTP_ADDR", "127.0.0.1:8080"),
-		HealthAddr:          p.str("HYSCRIBE_HEALTH_ADDR", ""),
-		PprofAddr:           p.str("HYSCRIBE_PPROF_ADDR", ""),
-		PublicURL:           strings.TrimRight(p.str("HYSCRIBE_PUBLIC_URL", ""), "/"),
-		DataDir:             p.str("HYSCRIBE_DATA_DIR", "./data"),
-		DatabaseURL:         p.str("DATABASE_URL", ""),
-		KafkaBrokers:        p.list("KAFKA_BROKERS"),
-		KafkaEmbeddedAddr:   p.str("HYSCRIBE_KAFKA_EMBEDDED_ADDR", "127.0.0.1:9092"),
-		KafkaPartitions:     p.int("HYSCRIBE_KAFKA_PARTITIONS", 12),
-		KafkaSessionTimeout: p.dur("HYSCRIBE_KAFKA_SESSION_TIMEOUT", 45*time.Second),
-		OutboxLease:         p.dur("HYSCRIBE_OUTBOX_LEASE", 30*time.Second),
-		ClickHouseDSN:       p.str("CLICKHOUSE_DSN", ""),
-		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
-		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
-		ASRModel:            p.str("HYSCRIBE_ASR_MODEL", "whisper-1"),
-		ASRMaxChunk:         time.Duration(p.int("HYSCRIBE_ASR_MAX_CHUNK_SECONDS", 600)) * time.Second,
-		ASRMaxChunkBytes:    int64(p.int("HYSCRIBE_ASR_MAX_CHUNK_BYTES", 24<<20)),
-		ASRConcurrency:      p.int("HYSCRIBE_ASR_CONCURRENCY", 4),
-		ASRBreakerFailures:  p.int("HYSCRIBE_ASR_BREAKER_FAILURES", 5),
-		ASRBreakerOpenFor:   p.dur("HYSCRIBE_ASR_BREAKER_OPEN_FOR", 30*time.Second),
-		LLMURL:              strings.TrimRight(p.str("HYSCRIBE_LLM_URL", ""), "/"),
-		LLMAPIKey:           p.str("HYSCRIBE_LLM_API_KEY", ""),
-		LLMModel:            p.str("HYSCRIBE_LLM_MODEL", "gpt-4o-mini"),
-		WebhookAllowPrivate: p.bool("HYSCRIBE_WEBHOOK_ALLOW_PRIVATE", false),
-		WebhookTimeout:      p.dur("HYSCRIBE_WEBHOOK_TIMEOUT", 5*time.Second),
-		UploadTTL:           p.dur("HYSCRIBE_UPLOAD_TTL", time.Hour),
-		UploadSecret:        p.str("HYSCRIBE_UPLOAD_SECRET", ""),
-		MaxUploadBytes:      int64(p.int("HYSCRIBE_MAX_UPLOAD_BYTES", 512<<20)),
-		MaxDuration:         p.dur("HYSCRIBE_MAX_DURATION", 4*time.Hour),
-		CreateRateLimit:     p.int("HYSCRIBE_CREATE_RATE_LIMIT", 600),
-		KeyCacheTTL:         p.dur("HYSCRIBE_KEY_CACHE_TTL", 5*time.Second),
-		StageAttempts:       p.int("HYSCRIBE_STAGE_ATTEMPTS", 5),
-		StageBackoff:        p.dur("HYSCRIBE_STAGE_BACKOFF", time.Second),
-		SweepInterval:       p.dur("HYSCRIBE_SWEEP_INTERVAL", 30*time.Second),
-		StuckAfter:          p.dur("HYSCRIBE_STUCK_AFTER", 15*time.Minute),
-		RetentionInterval:   p.dur("HYSCRIBE_RETENTION_INTERVAL", time.Hour),
-		ShutdownGrace:       p.dur("HYSCRIBE_SHUTDOWN_GRACE", 10*time.Second),
-		LogLevel:            p.str("HYSCRIBE_LOG_LEVEL", "info"),
-		SignUp:              p.bool("HYSCRIBE_SIGNUP", true),
-		SignUpPlan:          p.str("HYSCRIBE_SIGNUP_PLAN", "free"),
-		SignUpSeconds:       p.float("HYSCRIBE_SIGNUP_SECONDS", 0),
-		WebTimezone:         p.str("HYSCRIBE_WEB_TIMEZONE", "Asia/Yerevan"),
-		CookieSecure:        p.str("HYSCRIBE_COOKIE_SECURE", "auto"),
-		S3Endpoint:          p.str("HYSCRIBE_S3_ENDPOINT", ""),
-		S3Bucket:            p.str("HYSCRIBE_S3_BUCKET", "hyscribe"),
-		S3AccessKey:         p.str("HYSCRIBE_S3_ACCESS_KEY", ""),
-		S3SecretKey:         p.str("HYSCRIBE_S3_SECRET_KEY", ""),
-		S3Region:            p.str("HYSCRIBE_S3_REGION", "us-east-1"),
-		S3Secure:            p.bool("HYSCRIBE_S3_SECURE", false),
-		S3PublicEndpoint:    p.str("HYSCRIBE_S3_PUBLIC_ENDPOINT", ""),
-		S3NotifyARN:         p.str("HYSCRIBE_S3_NOTIFY_ARN", DefaultS3NotifyARN),
+// S3PublicHTTPS reports whether customers' upload URLs are https.
+func (c Config) S3PublicHTTPS() bool {
+	if c.S3PublicSecure == "" {
+		return c.S3Secure
 	}
-	if p.err != nil {
-		return Config{}, p.err
-	}
-	for _, u := range []struct{ name, v string }{{"HYSCRIBE_PUBLIC_URL", c.PublicURL}, {"HYSCRIBE_ASR_URL", c.ASRURL}, {"HYSCRIBE_LLM_URL", c.LLMURL}} {
-		if u.v == "" {
-			continue
-		}
-		if pu, err := url.Parse(u.v); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return Config{}, fmt.Errorf("%s must be an absolute http(s) URL, not %q", u.name, u.v)
-		}
-	}
-	if c.ASRMaxChunk < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_ASR_MAX_CHUNK_SECONDS and HYSCRIBE_ASR_MAX_CHUNK_BYTES must not be negative (0: no limit); HYSCRIBE_ASR_CONCURRENCY, HYSCRIBE_ASR_BREAKER_FAILURES and HYSCRIBE_ASR_BREAKER_OPEN_FOR must be positive")
-	}
-	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")
-	}
-	if plan := c.SignUpPlan; plan != "free" && plan != "business" {
-		return Config{}, fmt.Errorf("HYSCRIBE_SIGNUP_PLAN must be free or business, not %q", plan)
-	}
-	if c.SignUpSeconds < 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_SIGNUP_SECONDS must not be negative")
-	}
-	if _, err := time.LoadLocation(c.WebTimezone); err != nil {
-		return Config{}, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE must be an IANA zone such as Asia/Yerevan or UTC, not %q", c.WebTimezone)
-	}
-	if v := c.CookieSecure; v != "auto" && v != "true" && v != "false" {
-		return Config{}, fmt.Errorf("HYSCRIBE_COOKIE_SECURE must be auto, true or false, not %q", v)
-	}
-	if c.S3() {
-		if c.S3AccessKey == "" || c.S3SecretKey == "" {
-			return Config{}, fmt.Errorf("HYSCRIBE_S3_ENDPOINT is set: HYSCRIBE_S3_ACCESS_KEY and HYSCRIBE_S3_SECRET_KEY are required too")
-		}
-		if strings.Contains(c.S3Endpoint, "://") || strings.Contains(c.S3PublicEndpoint, "://") {
-			return Config{}, fmt.Errorf("HYSCRIBE_S3_ENDPOINT and HYSCRIBE_S3_PUBLIC_ENDPOINT are host:port (HTTPS is HYSCRIBE_S3_SECURE=true), not URLs")
-		}
-		if c.UploadTTL > 7*24*time.Hour {
-			return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL must be at most 168h with S3 uploads (pre-signed URLs last at most 7 days)")
-		}
-	}
-	return c, nil
+	return c.S3PublicSecure == "true"
 }
 
-type parser struct {
-	getenv func(string) string
-	err    error
+// Variable is one entry of the declared configuration: what --help prints
+// and the deploy tests check manifests against.
+type Variable struct {
+	Name, Default, Help string
 }
 
-func (p *parser) str(name, def string) string {
-	if v := strings.TrimSpace(p.getenv(name)); v != "" {
-		return v
-	}
-	return def
-}
-
-func (p *parser) list(name string) []string {
-	var out []string
-	for _, s := range strings.Split(p.getenv(name), ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+// Variables is every variable the service reads, in declaration order.
+func Variables() []Variable {
+	t := reflect.TypeFor[Config]()
+	out := make([]Variable, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name := f.Tag.Get("env"); name != "" {
+			out = append(out, Variable{Name: name, Default: f.Tag.Get("default"), Help: f.Tag.Get("help")})
 		}
 	}
 	return out
 }
 
-func (p *parser) int(name string, def int) int {
-	v := p.str(name, "")
-	if v == "" {
-		return def
+// variablesHelp is the list --help prints under serve, api and worker.
+func variablesHelp() string {
+	var b strings.Builder
+	b.WriteString("\nenvironment (every variable this command reads, with its default):\n")
+	for _, v := range Variables() {
+		def := v.Default
+		if def == "" {
+			def = "(empty)"
+		}
+		fmt.Fprintf(&b, "  %s=%s\n      %s\n", v.Name, def, v.Help)
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s must be an integer, not %q", name, v)
-	}
-	return n
+	return b.String()
 }
 
-func (p *parser) bool(name string, def bool) bool {
-	v := p.str(name, "")
-	if v == "" {
-		return def
+// LoadConfig reads the environment through getenv, applying defaults, and
+// names the variable of any value it cannot parse or does not accept.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var c Config
+	v := reflect.ValueOf(&c).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := f.Tag.Get("env")
+		if name == "" {
+			continue
+		}
+		raw := strings.TrimSpace(getenv(name))
+		if raw == "" {
+			raw = f.Tag.Get("default")
+		}
+		if err := setField(v.Field(i), f, raw); err != nil {
+			return Config{}, fmt.Errorf("%s %w", name, err)
+		}
+		if err := checkField(v.Field(i), f.Tag.Get("check")); err != nil {
+			return Config{}, fmt.Errorf("%s %w", name, err)
+		}
 	}
-	b, err := strconv.ParseBool(v)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s must be true or false, not %q", name, v)
+	if err := c.validate(); err != nil {
+		return Config{}, err
 	}
-	return b
+	return c, nil
 }
 
-func (p *parser) float(name string, def float64) float64 {
-	v := p.str(name, "")
-	if v == "" {
-		return def
+var durationType = reflect.TypeFor[time.Duration]()
+
+// setField parses raw into the field; the error completes "NAME ...".
+func setField(fv reflect.Value, f reflect.StructField, raw string) error {
+	switch {
+	case fv.Type() == durationType:
+		if raw == "" {
+			return nil
+		}
+		if f.Tag.Get("unit") == "s" {
+			n, err := strconv.Atoi(raw)
+			if err != nil {
+				return fmt.Errorf("must be a whole number of seconds, not %q", raw)
+			}
+			fv.SetInt(int64(time.Duration(n) * time.Second))
+			return nil
+		}
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return fmt.Errorf("must be a duration such as 30s or 1h, not %q", raw)
+		}
+		fv.SetInt(int64(d))
+	case fv.Kind() == reflect.String:
+		if strings.Contains(f.Tag.Get("check"), "url") {
+			raw = strings.TrimRight(raw, "/")
+		}
+		fv.SetString(raw)
+	case fv.Kind() == reflect.Bool:
+		if raw == "" {
+			return nil
+		}
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return fmt.Errorf("must be true or false, not %q", raw)
+		}
+		fv.SetBool(b)
+	case fv.Kind() == reflect.Int || fv.Kind() == reflect.Int64:
+		if raw == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return fmt.Errorf("must be an integer, not %q", raw)
+		}
+		fv.SetInt(n)
+	case fv.Kind() == reflect.Float64:
+		if raw == "" {
+			return nil
+		}
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return fmt.Errorf("must be a number, not %q", raw)
+		}
+		fv.SetFloat(x)
+	case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+		var out []string
+		for _, s := range strings.Split(raw, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		fv.Set(reflect.ValueOf(out))
+	default:
+		panic("cli.Config: field " + f.Name + " has a type LoadConfig does not read")
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s must be a number, not %q", name, v)
-	}
-	return f
+	return nil
 }
 
-func (p *parser) dur(name string, def time.Duration) time.Duration {
-	v := p.str(name, "")
-	if v == "" {
-		return def
+// checkField applies a field's check tag; the error completes "NAME ...".
+func checkField(fv reflect.Value, checks string) error {
+	for _, c := range strings.Split(checks, ",") {
+		kind, arg, _ := strings.Cut(c, "=")
+		switch kind {
+		case "":
+		case "min":
+			if fv.Type() == durationType {
+				min, _ := time.ParseDuration(arg)
+				if d := time.Duration(fv.Int()); d < min {
+					if min == 0 {
+						return fmt.Errorf("must not be negative, not %s", d)
+					}
+					return fmt.Errorf("must be at least %s, not %s", min, d)
+				}
+				continue
+			}
+			min, _ := strconv.ParseFloat(arg, 64)
+			var x float64
+			if fv.Kind() == reflect.Float64 {
+				x = fv.Float()
+			} else {
+				x = float64(fv.Int())
+			}
+			if x < min {
+				if min == 0 {
+					return fmt.Errorf("must not be negative, not %v", x)
+				}
+				return fmt.Errorf("must be at least %s, not %v", arg, x)
+			}
+		case "oneof":
+			ok := false
+			for _, o := range strings.Split(arg, "|") {
+				ok = ok || fv.String() == o
+			}
+			if !ok {
+				return fmt.Errorf("must be one of %s, not %q", strings.Join(strings.Split(strings.Trim(arg, "|"), "|"), ", "), fv.String())
+			}
+		case "url":
+			if s := fv.String(); s != "" {
+				if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return fmt.Errorf("must be an absolute http(s) URL, not %q", s)
+				}
+			}
+		case "hostport":
+			if s := fv.String(); strings.Contains(s, "://") {
+				return fmt.Errorf("is host:port, not a URL: %q", s)
+			}
+		case "loglevel":
+			var lvl slog.Level
+			s := fv.String()
+			if err := lvl.UnmarshalText([]byte(s)); err != nil || strings.ContainsAny(s, "+-") {
+				return fmt.Errorf("must be debug, info, warn or error, not %q", s)
+			}
+		case "timezone":
+			if _, err := time.LoadLocation(fv.String()); err != nil || fv.String() == "" {
+				return fmt.Errorf("must be an IANA zone such as Asia/Yerevan or UTC, not %q", fv.String())
+			}
+		default:
+			panic("cli.Config: unknown check " + kind)
+		}
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s must be a duration such as 30s or 1h, not %q", name, v)
+	return nil
+}
+
+// validate holds the rules between variables.
+func (c Config) validate() error {
+	if c.S3() {
+		if c.S3AccessKey == "" || c.S3SecretKey == "" {
+			return errors.New("HYSCRIBE_S3_ENDPOINT is set: HYSCRIBE_S3_ACCESS_KEY and HYSCRIBE_S3_SECRET_KEY are required too")
+		}
+		if c.UploadTTL > 7*24*time.Hour {
+			return errors.New("HYSCRIBE_UPLOAD_TTL must be at most 168h with S3 uploads (pre-signed URLs last at most 7 days)")
+		}
 	}
-	return d
+	return nil
 }

@@ -27,10 +27,22 @@ func TestMigrateCommand(t *testing.T) {
 			if vars["DATABASE_URL"] != "" {
 				vars["DATABASE_URL"] = pgtest.URL(t)
 			}
-			for range 2 { // the second run finds nothing to do
+			for run := range 2 { // the second run finds nothing to do, and says so
 				out := runCLI(t, env(vars), "migrate")
 				if out["store"] != name || out["schema"] != "up to date" {
 					t.Fatalf("hyscribe migrate printed %v", out)
+				}
+				applied, _ := out["applied"].([]any)
+				version, _ := out["version"].(float64)
+				msg, _ := out["message"].(string)
+				if run == 0 && (len(applied) == 0 || version < 1 || !strings.HasPrefix(msg, "applied ")) {
+					t.Fatalf("the first migrate applied nothing it names: %v", out)
+				}
+				if run == 0 && applied[0] != "0001_init.sql" && !strings.HasPrefix(applied[0].(string), "0001") {
+					t.Fatalf("the first migration applied is %v", applied[0])
+				}
+				if run == 1 && (len(applied) != 0 || !strings.HasPrefix(msg, "nothing to apply")) {
+					t.Fatalf("the second migrate claims it applied %v: %v", applied, out)
 				}
 			}
 			// The migrated store is usable by the provisioning commands.

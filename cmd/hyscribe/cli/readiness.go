@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -30,14 +31,27 @@ func (s *Service) readiness(ctx context.Context) error {
 	return nil
 }
 
-// serveReadyz is /readyz on a worker's health address.
+// serveReadyz is /readyz on a worker's health address and on the admin
+// listener, in the shape of the API's own /readyz (adapters/httpapi): 200
+// {"status":"ok"}, or 503 {"error":"not ready: <reason>","code":"not_ready"}.
 func (s *Service) serveReadyz(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
 	ctx, cancel := context.WithTimeout(r.Context(), readyzTimeout)
 	defer cancel()
 	if err := s.readiness(ctx); err != nil {
+		writeReadyz(w, "not ready: "+err.Error())
+		return
+	}
+	writeReadyz(w, "")
+}
+
+// writeReadyz writes the probes' answer: ok when reason is "", else 503
+// with reason, in the API's error shape.
+func writeReadyz(w http.ResponseWriter, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if reason != "" {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"status":"not_ready"}`))
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": reason, "code": "not_ready"})
 		return
 	}
 	_, _ = w.Write([]byte(`{"status":"ok"}`))

@@ -2,8 +2,12 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -52,11 +56,29 @@ func TestReadinessFollowsKafka(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
+	// shape is the JSON keys of an answer: api and worker answer /readyz
+	// alike (one shape for the probes and whoever reads them).
+	shape := func(url string) string {
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		keys := slices.Sorted(maps.Keys(m))
+		return fmt.Sprint(res.StatusCode, keys)
+	}
 	urls := map[string]string{"worker": "http://" + worker.HealthAddr(), "api": "http://" + api.HTTPAddr()}
 	for who, u := range urls {
 		if r, h := status(u+"/readyz"), status(u+"/healthz"); r != 200 || h != 200 {
 			t.Fatalf("%s with Kafka up: /readyz %d, /healthz %d", who, r, h)
 		}
+	}
+	if a, w := shape(urls["api"]+"/readyz"), shape(urls["worker"]+"/readyz"); a != w || a != "200 [status]" {
+		t.Errorf("/readyz when ready: api %s, worker %s", a, w)
 	}
 	cluster.Close()
 	for who, u := range urls {
@@ -70,5 +92,8 @@ func TestReadinessFollowsKafka(t *testing.T) {
 		if h := status(u + "/healthz"); h != 200 {
 			t.Errorf("%s: /healthz %d with Kafka gone: liveness must not follow dependencies", who, h)
 		}
+	}
+	if a, w := shape(urls["api"]+"/readyz"), shape(urls["worker"]+"/readyz"); a != w || a != "503 [code error]" {
+		t.Errorf("/readyz when not ready: api %s, worker %s", a, w)
 	}
 }

@@ -56,6 +56,8 @@ usage:
                           (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
   hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
   hyscribe version                     the version, commit and Go version (also --version)
+  hyscribe probe URL                   GET URL (e.g. http://127.0.0.1:8080/readyz); exit 0 on 200, else 1
+                          (a container healthcheck where the image has no shell or curl)
 
 Every command prints its own help with -h or --help.
 
@@ -79,6 +81,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usageErrorf("unknown command %q", args[0])
 	case wantsHelp(args[1:]):
 		fmt.Fprint(stdout, helpFor(args))
+		if slices.Contains([]string{"serve", "api", "worker"}, args[0]) {
+			fmt.Fprint(stdout, variablesHelp())
+		}
 		return nil
 	case args[0] == "version":
 		return versionCmd(stdout)
@@ -90,6 +95,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	if args[0] == "transcribe" { // a client: none of the service's configuration
 		return transcribeCmd(ctx, args[1:], getenv, stdout, stderr)
+	}
+	if args[0] == "probe" {
+		return probeCmd(ctx, args[1:], stdout)
 	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
@@ -138,6 +146,13 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr io.Writer) error {
+	warnings, err := cfg.checkStart(roles)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		newLogger(cfg, stderr).Warn(w)
+	}
 	svc, err := Start(ctx, cfg, roles, stages, stderr)
 	if err != nil {
 		return err
@@ -164,24 +179,35 @@ func servePprof(addr string, log *slog.Logger) (string, func(), error) {
 		return "", nil, fmt.Errorf("HYSCRIBE_PPROF_ADDR %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	handlePprof(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("pprof listening", "addr", ln.Addr().String())
 	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
+// handlePprof serves Go's profiles under /debug/pprof/ on mux.
+func handlePprof(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+}
+
 // migrateCmd applies the store's migrations and exits, so a deployment can
 // migrate once before it starts its processes. (Every process also migrates
-// as it opens the store; concurrent starts migrate once.)
+// as it opens the store; concurrent starts migrate once.) It prints what it
+// applied: the migrations' names, none when the schema was up to date.
 func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	var applied []string
+	version := 0
+	if m, ok := store.(interface{ Migrations() ([]string, int) }); ok {
+		applied, version = m.Migrations()
 	}
 	if err := store.Close(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -190,7 +216,14 @@ func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 	if cfg.DatabaseURL != "" {
 		kind = "postgres"
 	}
-	return writeJSON(stdout, map[string]string{"store": kind, "schema": "up to date"})
+	if applied == nil {
+		applied = []string{}
+	}
+	msg := fmt.Sprintf("applied %d migration(s); schema at version %d", len(applied), version)
+	if len(applied) == 0 {
+		msg = fmt.Sprintf("nothing to apply; schema already at version %d", version)
+	}
+	return writeJSON(stdout, map[string]any{"store": kind, "schema": "up to date", "version": version, "applied": applied, "message": msg})
 }
 
 func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -59,7 +60,7 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 		"HYSCRIBE_OUTBOX_LEASE":          "5s",
 		"HYSCRIBE_DATA_DIR":              t.TempDir(), // shared: uploaded blobs
 		"HYSCRIBE_HTTP_ADDR":             "127.0.0.1:0",
-		"HYSCRIBE_UPLOAD_SECRET":         "shared-upload-secret",
+		"HYSCRIBE_UPLOAD_SECRET":         testUploadSecret,
 		"HYSCRIBE_ASR_URL":               engine.URL(),
 		"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true",
 		"HYSCRIBE_STAGE_BACKOFF":         "50ms",
@@ -72,8 +73,10 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 
 	_, api1 := startAPI(t, "api-1", vars)
 	_, api2 := startAPI(t, "api-2", vars)
-	victim := startProc(t, "worker-1", vars, "worker")
-	startProc(t, "worker-2", vars, "worker")
+	workerVars := maps.Clone(vars)
+	workerVars["HYSCRIBE_PUBLIC_URL"] = "http://" + api1 // a worker with DATABASE_URL needs it
+	victim := startProc(t, "worker-1", workerVars, "worker")
+	startProc(t, "worker-2", workerVars, "worker")
 	apis := []string{api1, api2}
 
 	var (

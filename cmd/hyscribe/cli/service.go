@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -92,6 +93,8 @@ type Service struct {
 	web      *fiber.App
 	health   *http.Server // a worker's /healthz and /metrics
 	healthAt string
+	admin    *http.Server // HYSCRIBE_ADMIN_ADDR
+	adminAt  string
 	notify   *app.DeliverEvents
 	webhooks ports.WebhookSender // one per process: every delivery to a receiver shares its circuit breaker
 	sink     *clickhouse.Store
@@ -113,6 +116,10 @@ func (s *Service) HTTPAddr() string { return s.httpAddr }
 
 // HealthAddr is where a worker answers /healthz ("" when it does not).
 func (s *Service) HealthAddr() string { return s.healthAt }
+
+// AdminAddr is where the operators' listener answers ("" when
+// HYSCRIBE_ADMIN_ADDR is unset).
+func (s *Service) AdminAddr() string { return s.adminAt }
 
 // PublicURL is the base of upload addresses and event links.
 func (s *Service) PublicURL() string { return s.publicURL }
@@ -152,8 +159,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	s.brokers = cfg.KafkaBrokers
 	if len(s.brokers) == 0 {
 		s.embedded, err = kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("embedded kafka on %s: %w", cfg.KafkaEmbeddedAddr, err)
+			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
 		}
 		s.brokers = s.embedded.Addrs()
 		log.Info("embedded kafka listening", "addrs", s.brokers)
@@ -162,8 +172,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if cfg.S3() {
 		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, topics, int32(cfg.KafkaPartitions)); err != nil {
-		return nil, fmt.Errorf("kafka topics: %w", err)
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log}); err != nil {
+		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w", s.brokers, err)
 	}
 	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
 		return nil, err
@@ -232,7 +242,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err != nil {
 			return nil, err
 		}
-		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL}, httpapi.Deps{
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != ""}, httpapi.Deps{
 			Auth:      auth,
 			RateLimit: limit,
 			Poll:      poll,
@@ -256,6 +266,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 	if roles&RoleAPI == 0 && cfg.HealthAddr != "" {
 		if err = s.serveHealth(reg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.AdminAddr != "" {
+		if err = s.serveAdmin(reg); err != nil {
 			return nil, err
 		}
 	}
@@ -329,20 +344,9 @@ func (s *Service) serveHealth(reg *metrics.Registry) error {
 		return fmt.Errorf("HYSCRIBE_HEALTH_ADDR %s: %w", s.cfg.HealthAddr, err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if !s.isReady() || s.stopping.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"status":"not_ready"}`))
-			return
-		}
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
+	mux.HandleFunc("GET /healthz", s.serveHealthz)
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_ = reg.WriteText(w)
-	})
+	mux.HandleFunc("GET /metrics", serveMetrics(reg))
 	s.healthAt = ln.Addr().String()
 	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.health.Serve(ln) }()
@@ -371,9 +375,10 @@ func (s *Service) goBackground(fn func()) {
 func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadSigner, error) {
 	cfg := s.cfg
 	if cfg.S3() {
+		publicHTTPS := cfg.S3PublicHTTPS()
 		st, err := s3.New(s3.Config{
 			Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint,
+			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint, PublicSecure: &publicHTTPS,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
@@ -553,10 +558,12 @@ func (s *Service) Stop() error {
 		if s.embedded != nil {
 			s.embedded.Close()
 		}
-		if s.health != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			errs = append(errs, s.health.Shutdown(ctx))
-			cancel()
+		for _, srv := range []*http.Server{s.health, s.admin} {
+			if srv != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				errs = append(errs, srv.Shutdown(ctx))
+				cancel()
+			}
 		}
 		if s.store != nil {
 			errs = append(errs, s.store.Close())

@@ -34,6 +34,7 @@ var kinds = []string{
 	"io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
 	"io.k8s.api.policy.v1.PodDisruptionBudget",
 	"io.k8s.api.networking.v1.NetworkPolicy",
+	"io.k8s.api.networking.v1.Ingress",
 }
 
 func main() {
