@@ -209,11 +209,10 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 			d.failed++
 			continue
 		}
-		w := map[string]float64{}
+		var w map[string]float64
 		if weights != nil {
 			w = weights(a.ChecklistVersion)
 		}
-		var weighted, total float64
 		for qid, r := range a.Results {
 			q := questions[qid]
 			if q == nil {
@@ -233,16 +232,8 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 				q.Unclear++
 			}
 			scoreSum[qid] += r.Score
-			wt := w[qid]
-			if wt <= 0 {
-				wt = 1
-			}
-			weighted += wt * r.Score
-			total += wt
 		}
-		if total > 0 {
-			d.score += weighted / total
-		}
+		d.score += WeightedScore(a.Results, w)
 		d.ok++
 	}
 	for _, q := range questions {

@@ -51,6 +51,7 @@ func (w *Web) funcs() template.FuncMap {
 			return strconv.FormatFloat(math.Round(v*1000)/10, 'f', -1, 64) + "%"
 		},
 		"pct100": func(v float64) int { return int(math.Round(v * 100)) },
+		"total":  scoreText,
 		"score":  func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) },
 		// speaker is the label of a transcript line in the page's
 		// language; the API's text keeps the spec's "Խոսնակ N:".

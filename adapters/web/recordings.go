@@ -57,8 +57,7 @@ type historyRow struct {
 	Job      ports.ListedJob
 	Duration *float64
 	Analysis *domain.Analysis
-	Yes, Of  int
-	Score    float64
+	Score    domain.Score
 	// With a search: the title with the match marked, and a piece of the
 	// transcript or metadata around the match.
 	TitleMatch, Snippet *domain.Snippet
@@ -114,7 +113,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 		}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
-			row.Yes, row.Of, row.Score = analysisSummary(a)
+			row.Score = page.Scores[j.ID]
 		}
 		d.Rows = append(d.Rows, row)
 	}
@@ -138,22 +137,6 @@ func searchSnippets(j ports.ListedJob, q string) (title, piece *domain.Snippet) 
 	return title, nil
 }
 
-// analysisSummary is the history's one-glance result: questions answered
-// yes out of all, and the mean score.
-func analysisSummary(a domain.Analysis) (yes, of int, score float64) {
-	for _, r := range a.Results {
-		of++
-		score += r.Score
-		if r.Answer == domain.AnswerYes {
-			yes++
-		}
-	}
-	if of > 0 {
-		score /= float64(of)
-	}
-	return yes, of, score
-}
-
 // statusJSON is one job in the live-status answer.
 type statusJSON struct {
 	Status     domain.Status `json:"status"`
@@ -163,6 +146,9 @@ type statusJSON struct {
 	Duration   string        `json:"duration"`
 	Reason     string        `json:"reason"` // why it failed, or why its upload was refused, for people
 	Error      string        `json:"error"`  // the job's error as stored, to compare
+	// Checklist is the history's checklist column once it is settled
+	// (absent while the analysis is awaited).
+	Checklist *liveChecklist `json:"checklist,omitempty"`
 }
 
 // statuses answers the pages' live updates: GET /app/recordings/status?id=…
@@ -188,6 +174,11 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
 	}
 	lang := w.lang(c)
+	analyses, err := w.liveAnalyses(c, v.Account.ID, jobs)
+	if err != nil {
+		w.log.Error("live status", "err", err)
+		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+	}
 	out := make(map[domain.DocID]statusJSON, len(jobs))
 	for id, j := range jobs {
 		dur := "—"
@@ -198,7 +189,8 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 		if reason != "" && j.Status == domain.StatusUploading {
 			reason = text(lang, "rec.refused") + ": " + reason
 		}
-		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error}
+		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error,
+			Checklist: checklistCell(lang, j, analyses)}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"jobs": out})
