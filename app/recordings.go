@@ -222,7 +222,11 @@ func (uc *Recordings) Preview(ctx context.Context, account domain.AccountID, def
 	if j.Status != domain.StatusTranscribed {
 		return nil, nil, domain.Invalid("not_transcribed", "that recording has no transcript yet (it is %s)", j.Status)
 	}
-	res, err := uc.analyzer.Analyze(ctx, ports.AnalysisInput{Type: j.Type, Transcription: j.Transcription, Segments: j.Segments}, f.Questions)
+	acct, err := uc.accounts.GetAccount(ctx, account)
+	if err != nil {
+		return nil, nil, fmt.Errorf("preview: %w", err)
+	}
+	res, err := analyzeByRole(ctx, uc.analyzer, j, acct.AgentChannel, f.Questions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("preview: %w", err)
 	}
