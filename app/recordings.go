@@ -93,6 +93,10 @@ type Recording struct {
 	Order []string
 	// Score is the call's checklist total (with an analysis).
 	Score domain.Score
+	// Roles say who the call's speakers are (domain.Job.SpeakerRoles);
+	// AgentChannel is the account's setting they were read with.
+	Roles        map[string]domain.SpeakerName
+	AgentChannel string
 }
 
 // Get returns one of the account's recordings.
@@ -102,6 +106,10 @@ func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc dom
 		return Recording{}, err
 	}
 	r := Recording{Job: j}
+	if a, err := uc.accounts.GetAccount(ctx, account); err == nil {
+		r.AgentChannel = a.AgentChannel
+	}
+	r.Roles = j.SpeakerRoles(r.AgentChannel)
 	if a, err := uc.analyses.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
 		r.Analysis = &a
 		var weights map[string]float64

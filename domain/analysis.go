@@ -167,7 +167,7 @@ type QuestionStats struct {
 
 // DayStats are one day's analyses of the checklist.
 type DayStats struct {
-	Day      string  `json:"day"` // YYYY-MM-DD, UTC
+	Day      string  `json:"day"` // YYYY-MM-DD in the report's zone (ReportZone)
 	Analyses int64   `json:"analyses"`
 	Failed   int64   `json:"failed"`
 	AvgScore float64 `json:"avgScore"` // weighted mean of question scores per analysis, averaged
@@ -181,8 +181,20 @@ func ValidateReportPeriod(from, to time.Time) error {
 	return nil
 }
 
+// ReportZone is where a report over [from, to) counts its days: from's
+// location (the account's time zone when the web application asks), UTC
+// for a time without one of its own (time.Local is the server's, not the
+// account's).
+func ReportZone(from time.Time) *time.Location {
+	if loc := from.Location(); loc != time.Local && loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
 // BuildChecklistReport computes from stored analyses what the ClickHouse
 // report computes from its tables, for deployments without ClickHouse.
+// Days are calendar days of ReportZone(from).
 // analyses must already be the account's analyses of the checklist in
 // [from, to); weights gives a checklist version's question weights (missing
 // or non-positive weights count 1, as in the analytics sink).
@@ -197,8 +209,9 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 	latest := map[string]time.Time{}
 	scoreSum := map[string]float64{}
 	days := map[string]*dayAcc{}
+	zone := ReportZone(from)
 	for _, a := range analyses {
-		day := a.CreatedAt.UTC().Format(time.DateOnly)
+		day := a.CreatedAt.In(zone).Format(time.DateOnly)
 		d := days[day]
 		if d == nil {
 			d = &dayAcc{}

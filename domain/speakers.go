@@ -56,7 +56,7 @@ func (j *Job) NameSpeakers(names map[string]SpeakerName) (rolesChanged bool, err
 		}
 		n.Name = strings.Join(strings.Fields(n.Name), " ")
 		if !ValidSpeakerRole(n.Role) {
-			return false, Invalid("invalid_role", "role %q is not agent or customer", n.Role)
+			return false, Invalid("invalid_speaker_role", "role %q is not agent or customer", n.Role)
 		}
 		if utf8.RuneCountInString(n.Name) > MaxSpeakerName {
 			return false, Invalid("speaker_name_too_long", "a speaker's name is at most %d characters", MaxSpeakerName)

@@ -53,7 +53,7 @@ func TestNameSpeakersRefusesWhatCannotBe(t *testing.T) {
 	}{
 		{"not a call", Job{Type: TypeSingleVoice}, map[string]SpeakerName{"1": {Role: SpeakerAgent}}, "not_a_call"},
 		{"speaker 3", stereoCall(), map[string]SpeakerName{"3": {Name: "x"}}, "invalid_speaker"},
-		{"unknown role", stereoCall(), map[string]SpeakerName{"1": {Role: "boss"}}, "invalid_role"},
+		{"unknown role", stereoCall(), map[string]SpeakerName{"1": {Role: "boss"}}, "invalid_speaker_role"},
 		{"two agents", stereoCall(), map[string]SpeakerName{"1": {Role: SpeakerAgent}, "2": {Role: SpeakerAgent}}, "role_taken"},
 		{"long name", stereoCall(), map[string]SpeakerName{"1": {Name: string(make([]rune, MaxSpeakerName+1))}}, "speaker_name_too_long"},
 	} {

@@ -11,7 +11,8 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-func (w *Web) funcs() template.FuncMap {
+// funcs are the template functions of pages shown in loc (zone.go).
+func (w *Web) funcs(loc *time.Location) template.FuncMap {
 	return template.FuncMap{
 		"t": func(l Lang, key string) string { return text(l, key) },
 		// exportFormats are the recording page's downloads.
@@ -23,13 +24,13 @@ func (w *Web) funcs() template.FuncMap {
 			if t.IsZero() {
 				return ""
 			}
-			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04")
+			return withZone(t.In(loc), "2006-01-02 15:04")
 		},
 		"whenPtr": func(t *time.Time) string {
 			if t == nil {
 				return ""
 			}
-			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04:05")
+			return withZone(t.In(loc), "2006-01-02 15:04:05")
 		},
 		"isoTime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":   clock,

@@ -77,12 +77,12 @@ func (w *Web) history(c *fiber.Ctx) error {
 	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
 		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
 	vw := w.newView(c, v, "rec.title", "recordings")
-	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
+	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
 		q.From = d
 	} else if f.From != "" {
 		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.from"), f.From), ""
 	}
-	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
+	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.zoneOf(v)); err == nil {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
 		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
@@ -201,6 +201,7 @@ type recordingData struct {
 	Turns    []domain.Segment
 	Results  []questionRow
 	Resent   string
+	Saved    string // "speakers" after naming them
 	AudioURL string
 	Duration *float64
 	// Owner shows the Resend buttons (members only read).
@@ -239,7 +240,7 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, failed)
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
-	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
+	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"), Saved: c.Query("saved"),
 		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
 		Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {

@@ -115,7 +115,7 @@
       var last = rows[rows.length - 1];
       var copy = last.cloneNode(true);
       var n = rows.length; // the next row's index: the server numbers rows from 0
-      copy.querySelectorAll("input, textarea").forEach(function (i) {
+      copy.querySelectorAll("input, textarea, select").forEach(function (i) {
         i.value = "";
         var base = i.id.replace(/-\d+$/, "");
         i.id = base + "-" + n;
