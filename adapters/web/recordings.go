@@ -185,7 +185,7 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 		if d := j.Duration(); d != nil {
 			dur = clock(*d)
 		}
-		reason := j.Error
+		reason := failureText(lang, j.Error)
 		if reason != "" && j.Status == domain.StatusUploading {
 			reason = text(lang, "rec.refused") + ": " + reason
 		}

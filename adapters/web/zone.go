@@ -62,6 +62,9 @@ func (w *Web) pageFuncs(loc *time.Location) template.FuncMap {
 	funcs["who"] = speakerWho
 	funcs["evidenceWho"] = evidenceWho
 	funcs["answerReason"] = answerReason
+	funcs["failure"] = failureText
+	funcs["analysisFailure"] = analysisFailureText
+	funcs["deliveryFailure"] = deliveryFailureText
 	funcs["roleKey2"] = func(r domain.SpeakerRole) string { return "speaker.role." + string(r) }
 	return funcs
 }
