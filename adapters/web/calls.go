@@ -107,5 +107,9 @@ func answerReason(l Lang, reason string) string {
 			return text(l, "speaker.unknown."+string(r))
 		}
 	}
+	// The chat-model analyser's own reasons (adapters/llm) are English.
+	if l != LangEn && strings.HasPrefix(reason, "the chat model") {
+		return text(l, "reason.model")
+	}
 	return reason
 }

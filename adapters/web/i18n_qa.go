@@ -32,6 +32,8 @@ var qaMessages = map[string][2]string{
 	"speaker.unknown.agent":    {"Զանգում օպերատորը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's agent is not identified: name the speakers on the recording's page."},
 	"speaker.unknown.customer": {"Զանգում հաճախորդը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's customer is not identified: name the speakers on the recording's page."},
 
+	"reason.model": {"Չաթ մոդելը այս հարցին օգտագործելի պատասխան չտվեց։", "The chat model gave no usable answer to this question."},
+
 	// Checklist questions limited to one speaker.
 	"cl.q.role":          {"Ում խոսքերը", "Whose words"},
 	"cl.q.role.":         {"Ամբողջ զանգը", "The whole call"},
