@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -577,6 +578,7 @@ func (s *Store) appendOutbox(events []domain.Event) {
 func copyJob(j domain.Job) domain.Job {
 	j.Metadata = slices.Clone(j.Metadata)
 	j.Segments = slices.Clone(j.Segments)
+	j.Speakers = maps.Clone(j.Speakers)
 	if j.Audio != nil {
 		a := *j.Audio
 		j.Audio = &a
