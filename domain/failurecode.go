@@ -120,3 +120,15 @@ func formatName(desc string) string {
 	}
 	return strings.TrimSpace(d)
 }
+
+// FailureCodes lists every code JobFailure, AnalysisFailure and
+// DeliveryFailure can give, for pages that must have a sentence for each.
+func FailureCodes() []string {
+	codes := []string{"other", "analysis_other", "delivery_other"}
+	for _, table := range [][]failureKind{jobFailureKinds, analysisFailureKinds, deliveryFailureKinds} {
+		for _, k := range table {
+			codes = append(codes, k.code)
+		}
+	}
+	return codes
+}

@@ -221,3 +221,10 @@ func SpeakerText(segs []Segment) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Reasons of the built-in analyser's "unclear" answers, here so that pages
+// can say them in their own language.
+const (
+	ReasonNoPhrases   = "the question lists no expected phrases; the built-in analyser answers only from phrases"
+	ReasonApproximate = "an expected phrase was found only approximately"
+)

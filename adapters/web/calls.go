@@ -107,6 +107,14 @@ func answerReason(l Lang, reason string) string {
 			return text(l, "speaker.unknown."+string(r))
 		}
 	}
+	switch {
+	case l == LangEn:
+		return reason
+	case reason == domain.ReasonNoPhrases:
+		return text(l, "reason.nophrases")
+	case reason == domain.ReasonApproximate:
+		return text(l, "reason.approximate")
+	}
 	// The chat-model analyser's own reasons (adapters/llm) are English.
 	if l != LangEn && strings.HasPrefix(reason, "the chat model") {
 		return text(l, "reason.model")

@@ -32,7 +32,9 @@ var qaMessages = map[string][2]string{
 	"speaker.unknown.agent":    {"Զանգում օպերատորը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's agent is not identified: name the speakers on the recording's page."},
 	"speaker.unknown.customer": {"Զանգում հաճախորդը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's customer is not identified: name the speakers on the recording's page."},
 
-	"reason.model": {"Չաթ մոդելը այս հարցին օգտագործելի պատասխան չտվեց։", "The chat model gave no usable answer to this question."},
+	"reason.nophrases":   {"Հարցը սպասվող արտահայտություններ չունի․ ներկառուցված վերլուծիչը պատասխանում է միայն դրանցով։", "The question lists no expected phrases; the built-in analyser answers only from phrases."},
+	"reason.approximate": {"Սպասվող արտահայտությունը գտնվեց միայն մոտավորապես։", "An expected phrase was found only approximately."},
+	"reason.model":       {"Չաթ մոդելը այս հարցին օգտագործելի պատասխան չտվեց։", "The chat model gave no usable answer to this question."},
 
 	// Checklist questions limited to one speaker.
 	"cl.q.role":          {"Ում խոսքերը", "Whose words"},
