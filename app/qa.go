@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
@@ -33,18 +35,23 @@ func LoadZone(name string) (*time.Location, error) {
 }
 
 // NameSpeakers sets the roles and names of a phone call's speakers
-// (domain.Job.NameSpeakers). The call's analysis is not redone: it is
-// what the receiver got in analysis_ready (docs/webapp.md, "Speaker
-// roles"). It reports whether a role changed.
+// (domain.Job.NameSpeakers). It reports whether any speaker's role, as
+// the analysis reads it (with the account's agent channel), changed: the
+// caller then has the call analysed again (AnalyzeTranscript.Reanalyze).
 func (uc *Recordings) NameSpeakers(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
 	if _, err := uc.job(ctx, account, doc); err != nil {
 		return false, err
 	}
 	var changed bool
-	err := uc.jobs.UpdateJob(ctx, doc, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
-		var err error
-		changed, err = j.NameSpeakers(names)
-		return nil, err
+	err := uc.jobs.UpdateJob(ctx, doc, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		before := j.SpeakerRoles(a.AgentChannel)
+		if _, err := j.NameSpeakers(names); err != nil {
+			return nil, err
+		}
+		// What counts is who has which role in the end: confirming the
+		// roles the account's channel gave changes nothing.
+		changed = !domain.SameRoles(before, j.SpeakerRoles(a.AgentChannel))
+		return nil, nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("name speakers: %w", err)
@@ -94,4 +101,65 @@ func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (
 	}
 	j, err := jobs.GetJob(ctx, doc)
 	return j, "", err
+}
+
+// Reanalyze makes the analysis of one of the account's calls again after
+// its speakers were given other roles, when its checklist version has
+// questions limited to a role (the others' answers would not change). The
+// analysis keeps its ID; its new results replace the old ones and a new
+// analysis.ready event announces them (domain.NewAnalysisAgainEvent). It
+// reports whether the call was analysed again.
+func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.AccountID, doc domain.DocID) (bool, error) {
+	replacer, ok := uc.analyses.(ports.AnalysisReplacer)
+	if !ok {
+		return false, errors.New("reanalyze: the store cannot replace analyses")
+	}
+	j, agentChannel, err := jobAndChannel(ctx, uc.jobs, doc)
+	if err != nil || j.AccountID != account {
+		return false, notFoundUnless(err, "reanalyze")
+	}
+	if j.ChecklistID == "" || j.Status != domain.StatusTranscribed {
+		return false, nil
+	}
+	prev, err := uc.analyses.AnalysisByDoc(ctx, doc)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil // not analysed yet: the stage will use the new roles
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	c, err := uc.checklists.GetChecklistVersion(ctx, j.AccountID, j.ChecklistID, j.ChecklistVersion)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	if !slices.ContainsFunc(c.Questions, func(q domain.Question) bool { return q.Role != "" }) {
+		return false, nil
+	}
+	results, err := analyzeByRole(ctx, uc.analyzer, j, agentChannel, c.Questions)
+	if err != nil && uc.fallback != nil && !domain.IsPermanent(err) {
+		uc.log.Warn("checklist analyser failed; using the built-in one", "docId", j.ID, "err", err)
+		results, err = analyzeByRole(ctx, uc.fallback, j, agentChannel, c.Questions)
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now())
+	ev := domain.NewAnalysisAgainEvent(a, j.Metadata, domain.ChecklistWeights(c), a.CreatedAt)
+	if err := replacer.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	uc.log.Info("analysis made again", "docId", j.ID, "analysisId", a.ID)
+	return true, nil
+}
+
+// notFoundUnless is err wrapped for op, or domain.ErrNotFound when the job
+// belongs to another account (err nil).
+func notFoundUnless(err error, op string) error {
+	if err == nil {
+		return fmt.Errorf("%s: %w", op, domain.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -266,4 +267,15 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 	}
 	sort.Slice(rep.Days, func(i, j int) bool { return rep.Days[i].Day < rep.Days[j].Day })
 	return rep
+}
+
+// NewAnalysisAgainEvent is the hyscribe.analysis.ready.v1 event of an
+// analysis made again (its call's speakers were given other roles): the
+// same analysis ID with the new results, under an event ID of its own, so
+// that every consumer takes it as news (the receiver gets analysis_ready
+// again; analytics replace the analysis's rows).
+func NewAnalysisAgainEvent(a Analysis, metadata json.RawMessage, weights map[string]float64, now time.Time) Event {
+	ev := NewAnalysisReadyEvent(a, metadata, weights, now)
+	ev.ID = AnalysisReadyEventID(a.DocID) + "/" + strconv.FormatInt(a.CreatedAt.UnixMilli(), 10)
+	return ev
 }

@@ -228,3 +228,14 @@ const (
 	ReasonNoPhrases   = "the question lists no expected phrases; the built-in analyser answers only from phrases"
 	ReasonApproximate = "an expected phrase was found only approximately"
 )
+
+// SameRoles reports whether a and b give every speaker the same role
+// (names aside).
+func SameRoles(a, b map[string]SpeakerName) bool {
+	for _, sp := range []string{"1", "2"} {
+		if a[sp].Role != b[sp].Role {
+			return false
+		}
+	}
+	return true
+}

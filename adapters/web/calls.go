@@ -41,7 +41,8 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 
 // nameSpeakers saves the roles and names people gave a phone call's
 // speakers on its page (any signed-in person of the account: naming who
-// spoke is reading, not configuring).
+// spoke is reading, not configuring). When a role changed, a call already
+// analysed with questions limited to a role is analysed again.
 func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	v, ok, err := w.signedIn(c)
 	if !ok {
@@ -56,7 +57,7 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	for _, sp := range []string{"1", "2"} {
 		names[sp] = domain.SpeakerName{Role: domain.SpeakerRole(f.Get("role" + sp)), Name: f.Get("name" + sp)}
 	}
-	_, err = w.deps.Recordings.NameSpeakers(c.UserContext(), v.Account.ID, doc, names)
+	changed, err := w.deps.Recordings.NameSpeakers(c.UserContext(), v.Account.ID, doc, names)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
@@ -65,7 +66,17 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	case err != nil:
 		return w.serverError(c, err)
 	}
-	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?saved=speakers#speakers", fiber.StatusSeeOther)
+	saved := "speakers"
+	if changed && w.deps.Reanalyze != nil {
+		again, err := w.deps.Reanalyze.Reanalyze(c.UserContext(), v.Account.ID, doc)
+		if err != nil {
+			return w.serverError(c, err)
+		}
+		if again {
+			saved = "reanalysed"
+		}
+	}
+	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?saved="+saved+"#speakers", fiber.StatusSeeOther)
 }
 
 // speakerWho is a transcript line's or an evidence's speaker label in the

@@ -28,7 +28,8 @@ var qaMessages = map[string][2]string{
 	"speaker.name":             {"Անուն (ըստ ցանկության)", "Name (optional)"},
 	"speaker.channel.left":     {"Հաշվի կարգավորմամբ՝ ստերեո զանգի ձախ ալիքը օպերատորն է։", "By the account's setting the left channel of a stereo call is the agent."},
 	"speaker.channel.right":    {"Հաշվի կարգավորմամբ՝ ստերեո զանգի աջ ալիքը օպերատորն է։", "By the account's setting the right channel of a stereo call is the agent."},
-	"speaker.note":             {"Դերերը փոխելը չի վերավերլուծում այս զանգը (ստացողն արդեն ստացել է արդյունքը)․ այն կիրառվում է Նախադիտման մեջ։", "Changing the roles does not analyse this call again (its receiver already has the result); Preview uses them."},
+	"speaker.reanalysed":       {"Պահպանված է․ զանգը վերավերլուծվեց նոր դերերով, և ստացողին ուղարկվեց նոր analysis_ready։", "Saved: the call was analysed again with the new roles, and a new analysis_ready was sent to the receiver."},
+	"speaker.note":             {"Եթե ստուգաթերթի հարցերից որևէ մեկը վերաբերում է միայն օպերատորին կամ հաճախորդին, դերերը փոխելուց հետո զանգը կվերավերլուծվի, և ստացողը կստանա նոր analysis_ready։", "If a checklist question is limited to the agent or the customer, changing the roles analyses the call again and sends its receiver a new analysis_ready."},
 	"speaker.unknown.agent":    {"Զանգում օպերատորը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's agent is not identified: name the speakers on the recording's page."},
 	"speaker.unknown.customer": {"Զանգում հաճախորդը նշված չէ․ նշեք խոսնակներին ձայնագրության էջում։", "The call's customer is not identified: name the speakers on the recording's page."},
 

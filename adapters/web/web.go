@@ -72,6 +72,9 @@ type Deps struct {
 	// Retention reads and sets the account's retention rule on the
 	// settings page (nil: the setting is not offered).
 	Retention *app.Retention
+	// Reanalyze analyses a call again when people give its speakers other
+	// roles (nil: the analysis stays as it was).
+	Reanalyze *app.AnalyzeTranscript
 
 	// Self-serve: the upload form creates jobs with the API's own use case
 	// after CheckAudio (the process stage's verdict on a file's first

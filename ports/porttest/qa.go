@@ -2,8 +2,10 @@ package porttest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // qaTests cover what a QA team's settings add to the stores (issue 27):
@@ -60,5 +62,28 @@ var qaTests = []subtest{
 		if got := must(s.GetJob(ctxOf(t), j.ID)); got.Speakers != nil {
 			t.Fatalf("after clearing the names: %v", got.Speakers)
 		}
+	}},
+	{"ReplaceAnalysis", func(t *testing.T, s Stores) {
+		r, ok := s.(ports.AnalysisReplacer)
+		if !ok {
+			t.Fatal("the store cannot replace analyses (ports.AnalysisReplacer)")
+		}
+		acct := newAccount(t, s, "acc", 0)
+		a := sampleAnalysis("an-1", "doc-1", acct.ID)
+		noErr(t, s.SaveAnalysis(ctxOf(t), a, []domain.Event{domain.NewAnalysisReadyEvent(a, nil, nil, t0)}))
+		again := a
+		again.CreatedAt = t0.Add(time.Hour)
+		again.Results = map[string]domain.QuestionResult{"greet": {Question: "Ողջունե՞ց", Answer: domain.AnswerNo, Evidence: []domain.Evidence{}}}
+		ev := domain.NewAnalysisAgainEvent(again, nil, nil, again.CreatedAt)
+		noErr(t, r.ReplaceAnalysis(ctxOf(t), again, []domain.Event{ev}))
+		wantAnalysis(t, must(s.AnalysisByDoc(ctxOf(t), "doc-1")), again)
+		wantAnalysis(t, must(s.GetAnalysis(ctxOf(t), "an-1")), again)
+		if got := eventIDs(recordEvents(peekOutbox(t, s))); len(got) != 2 || got[1] != ev.ID || ev.ID == domain.AnalysisReadyEventID("doc-1") {
+			t.Fatalf("outbox %v; want the first event and the new one, %s", got, ev.ID)
+		}
+		other := sampleAnalysis("an-2", "doc-1", acct.ID)
+		wantErr(t, r.ReplaceAnalysis(ctxOf(t), other, nil), domain.ErrNotFound, "ReplaceAnalysis of another analysis ID")
+		wantErr(t, r.ReplaceAnalysis(ctxOf(t), sampleAnalysis("an-3", "doc-3", acct.ID), nil), domain.ErrNotFound, "ReplaceAnalysis of a job without analysis")
+		wantAnalysis(t, must(s.AnalysisByDoc(ctxOf(t), "doc-1")), again)
 	}},
 }

@@ -3,11 +3,13 @@ package browser
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,7 +83,12 @@ func TestQAInABrowser(t *testing.T) {
 		res.Text, res.Words = strings.Join(all, " "), nil
 		return res, code
 	})
+	var analysisReady atomic.Int32 // analysis_ready events the receiver got
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"event_type":"analysis_ready"`) {
+			analysisReady.Add(1)
+		}
 		http.Error(w, "down for maintenance", http.StatusInternalServerError)
 	}))
 	defer failing.Close()
@@ -296,8 +303,14 @@ func TestQAInABrowser(t *testing.T) {
 		t.Errorf("after naming: %q", labels)
 	}
 	bothLangs("qa-05-recording-named", "/app/recordings/"+callID+"#speakers")
-	// Swapping the roles by hand is refused when both would be agents, and
-	// accepted as a swap.
+	// Naming confirmed the channel's roles: the analysis stays as it was.
+	if n := analysisReady.Load(); n != 1 {
+		t.Errorf("after naming without changing a role the receiver got %d analysis_ready events, want 1", n)
+	}
+	// Swapping the roles analyses the call again: now speaker 2 (the right
+	// channel) is the agent, who said goodbye but did not greet: greet no
+	// (weight 2), bye yes, order yes: (0 + 1 + 1) / 4 = 0.50.
+	var flash string
 	run(t, b, "swap the roles",
 		chromedp.Navigate(s.base+"/app/recordings/"+callID),
 		chromedp.WaitVisible("#role1", chromedp.ByID),
@@ -305,11 +318,24 @@ func TestQAInABrowser(t *testing.T) {
 		chromedp.SetValue("#role2", "agent", chromedp.ByID),
 		chromedp.Click("#save-speakers", chromedp.ByID),
 		chromedp.WaitVisible("#speakers-saved", chromedp.ByID),
+		chromedp.Text("#speakers-saved", &flash, chromedp.ByID),
 		chromedp.Text("#transcript .speaker", &labels, chromedp.ByQuery),
+		chromedp.Text("#call-score", &total, chromedp.ByID),
+		chromedp.Text("#q-bye", &byeAnswer, chromedp.ByID),
 	)
 	if labels != "Խոսնակ 1 · Հաճախորդ (Անի):" {
 		t.Errorf("after swapping: speaker 1 reads %q", labels)
 	}
+	if !strings.Contains(flash, "վերավերլուծվեց") || !strings.Contains(total, "2/3 · 0.50") || !strings.Contains(byeAnswer, "Այո") {
+		t.Errorf("after swapping the roles: %q, total %q, bye %q; want the call analysed again at 2/3 · 0.50", flash, total, byeAnswer)
+	}
+	eventually(t, "the receiver gets the new analysis_ready", 20*time.Second, func() bool { return analysisReady.Load() == 2 })
+	run(t, b, "history after the swap", chromedp.Navigate(s.base+"/app/recordings"),
+		chromedp.Text(row(callID)+` [data-field="checklist"]`, &cell, chromedp.ByQuery))
+	if cell != "2/3 · 0.50" {
+		t.Errorf("the history after the swap reads %q, want 2/3 · 0.50", cell)
+	}
+	bothLangs("qa-07-recording-reanalysed", "/app/recordings/"+callID+"#analysis")
 
 	// Analytics: the same score, on the account's day.
 	var days string
@@ -320,8 +346,8 @@ func TestQAInABrowser(t *testing.T) {
 	)
 	ny, _ := time.LoadLocation("America/New_York")
 	today := time.Now().In(ny).Format(time.DateOnly)
-	if !strings.Contains(days, today) || !strings.Contains(days, "0.75") {
-		t.Errorf("Analytics: want the day %s (New York) with the score 0.75:\n%s", today, clip(days, 1500))
+	if !strings.Contains(days, today) || !strings.Contains(days, "0.50") {
+		t.Errorf("Analytics: want the day %s (New York) with the call's score 0.50:\n%s", today, clip(days, 1500))
 	}
 	bothLangs("qa-06-analytics", "/app/analytics?checklist="+checklistID)
 
