@@ -155,7 +155,7 @@ func TestQAInABrowser(t *testing.T) {
 	if zone != "America/New_York" || channel != "left" {
 		t.Fatalf("after saving: zone %q, channel %q", zone, channel)
 	}
-	bothLangs("qa-01-settings-calls", "/app/settings#calls")
+	bothLangs("qa-01-settings-calls", "/app/settings")
 
 	// A key and a receiver that answers 500 (a delivery error to show).
 	var key string
@@ -302,7 +302,7 @@ func TestQAInABrowser(t *testing.T) {
 	if labels != "Խոսնակ 1 · Օպերատոր (Անի): | Խոսնակ 2 · Հաճախորդ (Արամ Պետրոսյան):" {
 		t.Errorf("after naming: %q", labels)
 	}
-	bothLangs("qa-05-recording-named", "/app/recordings/"+callID+"#speakers")
+	bothLangs("qa-05-recording-named", "/app/recordings/"+callID)
 	// Naming confirmed the channel's roles: the analysis stays as it was.
 	if n := analysisReady.Load(); n != 1 {
 		t.Errorf("after naming without changing a role the receiver got %d analysis_ready events, want 1", n)
@@ -335,7 +335,7 @@ func TestQAInABrowser(t *testing.T) {
 	if cell != "2/3 · 0.50" {
 		t.Errorf("the history after the swap reads %q, want 2/3 · 0.50", cell)
 	}
-	bothLangs("qa-07-recording-reanalysed", "/app/recordings/"+callID+"#analysis")
+	bothLangs("qa-07-recording-reanalysed", "/app/recordings/"+callID)
 
 	// Analytics: the same score, on the account's day.
 	var days string
