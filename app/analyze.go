@@ -49,7 +49,7 @@ func (uc *AnalyzeTranscript) Handle(ctx context.Context, ev domain.Event) error 
 	if err := ev.DecodeData(&data); err == nil && data.ChecklistID == "" {
 		return nil
 	}
-	j, err := uc.jobs.GetJob(ctx, ev.DocID)
+	j, agentChannel, err := jobAndChannel(ctx, uc.jobs, ev.DocID)
 	if err != nil {
 		return ignoreMissing(err, "analyze")
 	}
@@ -68,11 +68,10 @@ func (uc *AnalyzeTranscript) Handle(ctx context.Context, ev domain.Event) error 
 	if err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
-	in := ports.AnalysisInput{Type: j.Type, Transcription: j.Transcription, Segments: j.Segments}
-	results, err := uc.analyzer.Analyze(ctx, in, c.Questions)
+	results, err := analyzeByRole(ctx, uc.analyzer, j, agentChannel, c.Questions)
 	if err != nil && uc.fallback != nil && !domain.IsPermanent(err) {
 		uc.log.Warn("checklist analyser failed; using the built-in one", "docId", j.ID, "err", err)
-		results, err = uc.fallback.Analyze(ctx, in, c.Questions)
+		results, err = analyzeByRole(ctx, uc.fallback, j, agentChannel, c.Questions)
 	}
 	switch {
 	case domain.IsPermanent(err):

@@ -178,7 +178,7 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 	}
 	if n == 0 {
 		uc.discard(key)
-		return uc.refuse(req.DocID, domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file"))
+		return uc.refuse(req.DocID, domain.Invalid("empty_body", "%s", domain.UploadEmpty))
 	}
 	err = uc.jobs.UpdateJob(ctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err := uploadable(*j, uc.clock.Now()); err != nil {
@@ -234,5 +234,5 @@ func alreadyUploaded() error {
 }
 
 func tooLarge(max int64) error {
-	return fmt.Errorf("the upload is larger than the %d MiB limit: %w", max>>20, domain.ErrTooLarge)
+	return fmt.Errorf("%s: %w", domain.UploadTooLarge(fmt.Sprintf("%d MiB", max>>20)), domain.ErrTooLarge)
 }

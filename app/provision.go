@@ -78,6 +78,8 @@ type AccountChanges struct {
 	WebhookSecret      *string
 	AnalysisWebhookURL *string
 	NotifyFailures     *bool
+	TimeZone           *string // an IANA zone, or "" for the deployment's default
+	AgentChannel       *string // "left", "right" or "" (not known)
 }
 
 // UpdateAccount applies changes after validating them.
@@ -95,6 +97,9 @@ func (uc *Provision) UpdateAccount(ctx context.Context, id domain.AccountID, c A
 	if c.Seconds != nil && (*c.Seconds < 0 || math.IsNaN(*c.Seconds) || math.IsInf(*c.Seconds, 0)) {
 		return domain.Account{}, domain.Invalid("invalid_seconds", "seconds must be a number ≥ 0")
 	}
+	if err := validateQA(c); err != nil {
+		return domain.Account{}, err
+	}
 	var out domain.Account
 	err := uc.accounts.UpdateAccount(ctx, id, func(a *domain.Account) error {
 		set(&a.Name, c.Name)
@@ -103,6 +108,8 @@ func (uc *Provision) UpdateAccount(ctx context.Context, id domain.AccountID, c A
 		set(&a.WebhookSecret, c.WebhookSecret)
 		set(&a.AnalysisWebhookURL, c.AnalysisWebhookURL)
 		set(&a.NotifyFailures, c.NotifyFailures)
+		set(&a.TimeZone, c.TimeZone)
+		set(&a.AgentChannel, c.AgentChannel)
 		if c.Seconds != nil {
 			a.BalanceMs = int64(math.Round(*c.Seconds * 1000))
 		}

@@ -50,6 +50,7 @@ func NewRecordings(jobs ports.JobStore, lister ports.JobLister, analyses ports.A
 type HistoryPage struct {
 	Jobs     []ports.ListedJob
 	Analyses map[domain.DocID]domain.Analysis
+	Scores   map[domain.DocID]domain.Score // each analysis's total (domain.ScoreOf)
 	Total    int
 }
 
@@ -74,7 +75,12 @@ func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q p
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history analyses: %w", err)
 	}
-	return HistoryPage{Jobs: jobs, Analyses: an, Total: total}, nil
+	book := uc.weights(account)
+	scores := make(map[domain.DocID]domain.Score, len(an))
+	for doc, a := range an {
+		scores[doc] = book.score(ctx, a)
+	}
+	return HistoryPage{Jobs: jobs, Analyses: an, Scores: scores, Total: total}, nil
 }
 
 // Recording is everything a recording's page shows.
@@ -85,6 +91,12 @@ type Recording struct {
 	// Order is the analysed checklist version's question ids in the order
 	// its author wrote them; empty when that version is gone.
 	Order []string
+	// Score is the call's checklist total (with an analysis).
+	Score domain.Score
+	// Roles say who the call's speakers are (domain.Job.SpeakerRoles);
+	// AgentChannel is the account's setting they were read with.
+	Roles        map[string]domain.SpeakerName
+	AgentChannel string
 }
 
 // Get returns one of the account's recordings.
@@ -94,13 +106,20 @@ func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc dom
 		return Recording{}, err
 	}
 	r := Recording{Job: j}
+	if a, err := uc.accounts.GetAccount(ctx, account); err == nil {
+		r.AgentChannel = a.AgentChannel
+	}
+	r.Roles = j.SpeakerRoles(r.AgentChannel)
 	if a, err := uc.analyses.AnalysisByDoc(ctx, doc); err == nil && a.AccountID == account {
 		r.Analysis = &a
+		var weights map[string]float64
 		if c, err := uc.checklists.GetChecklistVersion(ctx, account, a.ChecklistID, a.ChecklistVersion); err == nil {
 			for _, q := range c.Questions {
 				r.Order = append(r.Order, q.ID)
 			}
+			weights = domain.ChecklistWeights(c)
 		}
+		r.Score = domain.ScoreOf(a, weights)
 	} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return Recording{}, fmt.Errorf("recording analysis: %w", err)
 	}
@@ -211,7 +230,11 @@ func (uc *Recordings) Preview(ctx context.Context, account domain.AccountID, def
 	if j.Status != domain.StatusTranscribed {
 		return nil, nil, domain.Invalid("not_transcribed", "that recording has no transcript yet (it is %s)", j.Status)
 	}
-	res, err := uc.analyzer.Analyze(ctx, ports.AnalysisInput{Type: j.Type, Transcription: j.Transcription, Segments: j.Segments}, f.Questions)
+	acct, err := uc.accounts.GetAccount(ctx, account)
+	if err != nil {
+		return nil, nil, fmt.Errorf("preview: %w", err)
+	}
+	res, err := analyzeByRole(ctx, uc.analyzer, j, acct.AgentChannel, f.Questions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("preview: %w", err)
 	}

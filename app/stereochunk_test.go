@@ -79,11 +79,11 @@ func TestLongStereoCallIsRecognizedInPiecesPerChannel(t *testing.T) {
 		t.Fatalf("%s %q", j.Status, j.Error)
 	}
 	want := []domain.Segment{
-		{Start: 1, End: 2, Speaker: "1", Text: "Բարև ձեզ։"},
-		{Start: 3, End: 4, Speaker: "2", Text: "Բարև, լսում եմ։"},
-		{Start: 710, End: 712, Speaker: "1", Text: "Պատվերը պատրաստ է։"},
-		{Start: 750, End: 752, Speaker: "2", Text: "Շնորհակալություն։"},
-		{Start: 1450, End: 1451, Speaker: "1", Text: "Ցտեսություն։"},
+		{Start: 1, End: 2, Speaker: "1", Text: "Բարև ձեզ։", Channel: domain.ChannelLeft},
+		{Start: 3, End: 4, Speaker: "2", Text: "Բարև, լսում եմ։", Channel: domain.ChannelRight},
+		{Start: 710, End: 712, Speaker: "1", Text: "Պատվերը պատրաստ է։", Channel: domain.ChannelLeft},
+		{Start: 750, End: 752, Speaker: "2", Text: "Շնորհակալություն։", Channel: domain.ChannelRight},
+		{Start: 1450, End: 1451, Speaker: "1", Text: "Ցտեսություն։", Channel: domain.ChannelLeft},
 	}
 	if fmt.Sprint(j.Segments) != fmt.Sprint(want) {
 		t.Fatalf("segments %+v\nwant %+v", j.Segments, want)

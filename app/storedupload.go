@@ -72,9 +72,9 @@ func (uc *CompleteStoredUpload) Handle(ctx context.Context, ev domain.Event) err
 	var reason string
 	switch {
 	case obj.Size == 0:
-		reason = "the upload is empty: PUT the bytes of one MP3 file"
+		reason = domain.UploadEmpty
 	case obj.Size > uc.maxBytes:
-		reason = "the upload is larger than the " + sizeLimit(uc.maxBytes) + " limit"
+		reason = domain.UploadTooLarge(sizeLimit(uc.maxBytes))
 	}
 	now := uc.clock.Now()
 	accepted := false

@@ -31,7 +31,7 @@ func (uc *ReceiveUpload) Check(ctx context.Context, req UploadRequest) error {
 	// A refused upload is recorded on the job, which keeps waiting for a
 	// good one (refuse).
 	if req.ContentLength == 0 {
-		return uc.refuse(req.DocID, domain.Invalid("empty_body", "the upload is empty: PUT the bytes of one MP3 file"))
+		return uc.refuse(req.DocID, domain.Invalid("empty_body", "%s", domain.UploadEmpty))
 	}
 	if req.ContentLength > uc.maxBytes {
 		return uc.refuse(req.DocID, tooLarge(uc.maxBytes))

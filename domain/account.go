@@ -33,6 +33,13 @@ type Account struct {
 	AnalysisWebhookURL string // empty: use WebhookURL
 	NotifyFailures     bool   // send transcript_failed events
 	CreatedAt          time.Time
+	// TimeZone is the IANA zone the account's people live in: pages,
+	// exports and reports count days in it. Empty: the deployment's
+	// default (Asia/Yerevan unless the operator set another).
+	TimeZone string
+	// AgentChannel is the stereo channel the account's agents are
+	// recorded on ("left" or "right"; empty: not known).
+	AgentChannel string
 }
 
 // SecondsRemaining is the balance in seconds.

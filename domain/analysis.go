@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -167,7 +168,7 @@ type QuestionStats struct {
 
 // DayStats are one day's analyses of the checklist.
 type DayStats struct {
-	Day      string  `json:"day"` // YYYY-MM-DD, UTC
+	Day      string  `json:"day"` // YYYY-MM-DD in the report's zone (ReportZone)
 	Analyses int64   `json:"analyses"`
 	Failed   int64   `json:"failed"`
 	AvgScore float64 `json:"avgScore"` // weighted mean of question scores per analysis, averaged
@@ -181,8 +182,20 @@ func ValidateReportPeriod(from, to time.Time) error {
 	return nil
 }
 
+// ReportZone is where a report over [from, to) counts its days: from's
+// location (the account's time zone when the web application asks), UTC
+// for a time without one of its own (time.Local is the server's, not the
+// account's).
+func ReportZone(from time.Time) *time.Location {
+	if loc := from.Location(); loc != time.Local && loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
 // BuildChecklistReport computes from stored analyses what the ClickHouse
 // report computes from its tables, for deployments without ClickHouse.
+// Days are calendar days of ReportZone(from).
 // analyses must already be the account's analyses of the checklist in
 // [from, to); weights gives a checklist version's question weights (missing
 // or non-positive weights count 1, as in the analytics sink).
@@ -197,8 +210,9 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 	latest := map[string]time.Time{}
 	scoreSum := map[string]float64{}
 	days := map[string]*dayAcc{}
+	zone := ReportZone(from)
 	for _, a := range analyses {
-		day := a.CreatedAt.UTC().Format(time.DateOnly)
+		day := a.CreatedAt.In(zone).Format(time.DateOnly)
 		d := days[day]
 		if d == nil {
 			d = &dayAcc{}
@@ -209,11 +223,10 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 			d.failed++
 			continue
 		}
-		w := map[string]float64{}
+		var w map[string]float64
 		if weights != nil {
 			w = weights(a.ChecklistVersion)
 		}
-		var weighted, total float64
 		for qid, r := range a.Results {
 			q := questions[qid]
 			if q == nil {
@@ -233,16 +246,8 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 				q.Unclear++
 			}
 			scoreSum[qid] += r.Score
-			wt := w[qid]
-			if wt <= 0 {
-				wt = 1
-			}
-			weighted += wt * r.Score
-			total += wt
 		}
-		if total > 0 {
-			d.score += weighted / total
-		}
+		d.score += WeightedScore(a.Results, w)
 		d.ok++
 	}
 	for _, q := range questions {
@@ -262,4 +267,15 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 	}
 	sort.Slice(rep.Days, func(i, j int) bool { return rep.Days[i].Day < rep.Days[j].Day })
 	return rep
+}
+
+// NewAnalysisAgainEvent is the hyscribe.analysis.ready.v1 event of an
+// analysis made again (its call's speakers were given other roles): the
+// same analysis ID with the new results, under an event ID of its own, so
+// that every consumer takes it as news (the receiver gets analysis_ready
+// again; analytics replace the analysis's rows).
+func NewAnalysisAgainEvent(a Analysis, metadata json.RawMessage, weights map[string]float64, now time.Time) Event {
+	ev := NewAnalysisReadyEvent(a, metadata, weights, now)
+	ev.ID = AnalysisReadyEventID(a.DocID) + "/" + strconv.FormatInt(a.CreatedAt.UnixMilli(), 10)
+	return ev
 }

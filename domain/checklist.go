@@ -23,6 +23,9 @@ type Question struct {
 	Text   string   `json:"text"`
 	Expect []string `json:"expect,omitempty"`
 	Weight float64  `json:"weight,omitempty"`
+	// Role limits the question to one speaker's words (a phone call's
+	// agent or customer); empty reads the whole call.
+	Role SpeakerRole `json:"role,omitempty"`
 }
 
 // QuestionResult is one value of analysis_ready's results (DESIGN §2).
@@ -69,6 +72,9 @@ func ParseChecklistFile(b []byte) (ChecklistFile, error) {
 		}
 		if q.Weight < 0 || q.Weight != q.Weight {
 			return f, Invalid("invalid_checklist", "question %q: \"weight\" must be a positive number", q.ID)
+		}
+		if !ValidSpeakerRole(q.Role) {
+			return f, Invalid("invalid_checklist", "question %q: \"role\" must be \"agent\", \"customer\" or empty", q.ID)
 		}
 		if seen[q.ID] {
 			return f, Invalid("invalid_checklist", "question id %q is used twice", q.ID)

@@ -16,15 +16,15 @@ func TestAssignSpeakers(t *testing.T) {
 	}{
 		{"words split a segment across a change of speaker", []Segment{{Start: 0, End: 4, Text: "ա բ գ դ"}},
 			[]Word{{0.1, 0.9, "ա"}, {1, 1.9, "բ"}, {2.1, 2.9, "գ"}, {3, 3.9, "դ"}},
-			[]Segment{{0.1, 1.9, "ա բ", "B"}, {2.1, 3.9, "գ դ", "A"}}},
+			[]Segment{{0.1, 1.9, "ա բ", "B", ""}, {2.1, 3.9, "գ դ", "A", ""}}},
 		{"a word across a boundary goes where most of it is", nil,
 			[]Word{{1.5, 2.9, "ե"}, {4.2, 4.4, "զ"}, {5, 7, "է"}},
-			[]Segment{{1.5, 2.9, "ե", "A"}, {4.2, 7, "զ է", "B"}}},
+			[]Segment{{1.5, 2.9, "ե", "A", ""}, {4.2, 7, "զ է", "B", ""}}},
 		{"a word in a gap goes to the nearest turn", nil,
 			[]Word{{4.3, 4.4, "ը"}},
-			[]Segment{{4.3, 4.4, "ը", "B"}}},
+			[]Segment{{4.3, 4.4, "ը", "B", ""}}},
 		{"without words whole segments are assigned, in time order", []Segment{{Start: 4.6, End: 5.5, Text: "երկու"}, {Start: 0, End: 1.9, Text: "մեկ"}}, nil,
-			[]Segment{{0, 1.9, "մեկ", "B"}, {4.6, 5.5, "երկու", "B"}}},
+			[]Segment{{0, 1.9, "մեկ", "B", ""}, {4.6, 5.5, "երկու", "B", ""}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -101,3 +101,12 @@ func Stalled(status Status, attempts int) string {
 func InternalFailure(stage string) string {
 	return fmt.Sprintf("internal error in the %s stage; the recording could not be processed", stage)
 }
+
+// UploadEmpty is why an empty upload is refused (the job keeps waiting).
+const UploadEmpty = "the upload is empty: PUT the bytes of one MP3 file"
+
+// UploadTooLarge is why an upload over the size limit is refused; limit is
+// the limit for people ("512 MiB").
+func UploadTooLarge(limit string) string {
+	return "the upload is larger than the " + limit + " limit"
+}

@@ -74,6 +74,10 @@ type Job struct {
 	Error         string
 
 	Redrives int // times the sweeper re-drove this job
+
+	// Speakers are the roles and names people gave a phone call's
+	// speakers on its page, keyed by speaker ("1", "2").
+	Speakers map[string]SpeakerName
 }
 
 // Duration is the recording's length in seconds, nil until processed.

@@ -13,6 +13,9 @@ type Segment struct {
 	End     float64 `json:"end"`
 	Text    string  `json:"text"`
 	Speaker string  `json:"speaker,omitempty"`
+	// Channel is the stereo channel a phone call's segment was heard on
+	// ("left" or "right"); empty for a mono recording.
+	Channel string `json:"channel,omitempty"`
 }
 
 // Word is one recognised word with its times.
@@ -46,15 +49,16 @@ func PlainText(segs []Segment) string {
 }
 
 // MergeChannels interleaves two speakers' segments by start time (a stereo
-// call: one speaker per channel), tagging them with the given speaker keys.
+// call: one speaker per channel, a the left, b the right), tagging them
+// with the given speaker keys and their channel.
 func MergeChannels(a, b []Segment, speakerA, speakerB string) []Segment {
 	out := make([]Segment, 0, len(a)+len(b))
 	for _, s := range a {
-		s.Speaker = speakerA
+		s.Speaker, s.Channel = speakerA, ChannelLeft
 		out = append(out, s)
 	}
 	for _, s := range b {
-		s.Speaker = speakerB
+		s.Speaker, s.Channel = speakerB, ChannelRight
 		out = append(out, s)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })

@@ -282,7 +282,8 @@ type AnalyticsSink interface {
 type ChecklistAnalytics interface {
 	// ChecklistReport summarises the account's checklist over [from, to):
 	// per-question pass rates and average scores, per-day volumes. Each
-	// analysis counts once however often it was delivered.
+	// analysis counts once however often it was delivered. Days are the
+	// calendar days of domain.ReportZone(from).
 	ChecklistReport(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) (domain.ChecklistReport, error)
 }
 

@@ -49,7 +49,7 @@ func (Analyzer) Analyze(ctx context.Context, in ports.AnalysisInput, questions [
 func answer(q domain.Question, passages []passage) domain.QuestionResult {
 	r := domain.QuestionResult{Question: q.Text, Answer: domain.AnswerUnclear, Evidence: []domain.Evidence{}}
 	if len(q.Expect) == 0 {
-		r.Reason = "the question lists no expected phrases; the built-in analyser answers only from phrases"
+		r.Reason = domain.ReasonNoPhrases
 		return r
 	}
 	type hit struct {
@@ -76,7 +76,7 @@ func answer(q domain.Question, passages []passage) domain.QuestionResult {
 	case best >= YesThreshold:
 		r.Answer = domain.AnswerYes
 	case best >= UnclearThreshold:
-		r.Reason = "an expected phrase was found only approximately"
+		r.Reason = domain.ReasonApproximate
 	default:
 		r.Answer = domain.AnswerNo
 		r.Score = 0

@@ -211,7 +211,6 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 		}
 		at, ms := splitMs(d.AnalysedAt)
 		var yes, no, unclear uint16
-		var weighted, weights float64
 		for qid, res := range d.Results {
 			w := d.Weights[qid]
 			if w <= 0 {
@@ -225,8 +224,6 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 			default:
 				unclear++
 			}
-			weighted += w * res.Score
-			weights += w
 			r.account = append(r.account, string(ev.AccountID))
 			r.checklist = append(r.checklist, d.ChecklistID)
 			r.analysis = append(r.analysis, d.AnalysisID)
@@ -242,10 +239,7 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 			r.at = append(r.at, at)
 			r.ms = append(r.ms, ms)
 		}
-		score := 0.0
-		if weights > 0 {
-			score = weighted / weights
-		}
+		score := domain.WeightedScore(d.Results, d.Weights) // the one score every page shows
 		a.account = append(a.account, string(ev.AccountID))
 		a.checklist = append(a.checklist, d.ChecklistID)
 		a.analysis = append(a.analysis, d.AnalysisID)

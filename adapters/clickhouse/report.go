@@ -19,7 +19,7 @@ WHERE account_id = ? AND checklist_id = ? AND analysed_at >= toDateTime(?) AND a
 GROUP BY question_id
 ORDER BY question_id`
 
-	dayStatsSQL = `SELECT toString(toDate(analysed_at)) AS day, count() AS analyses, countIf(status = 'failed') AS failed,
+	dayStatsSQL = `SELECT toString(toDate(analysed_at, ?)) AS day, count() AS analyses, countIf(status = 'failed') AS failed,
 	avgIf(score, status = 'ok') AS avg_score
 FROM analyses FINAL
 WHERE account_id = ? AND checklist_id = ? AND analysed_at >= toDateTime(?) AND analysed_at < toDateTime(?)
@@ -56,7 +56,8 @@ func (s *Store) ChecklistReport(ctx context.Context, account domain.AccountID, c
 	if err := rows.Err(); err != nil {
 		return rep, fmt.Errorf("clickhouse.ChecklistReport: questions: %w", err)
 	}
-	rows, err = s.conn.Query(ctx, dayStatsSQL, args...)
+	// Days are the account's calendar days (domain.ReportZone).
+	rows, err = s.conn.Query(ctx, dayStatsSQL, append([]any{domain.ReportZone(from).String()}, args...)...)
 	if err != nil {
 		return rep, fmt.Errorf("clickhouse.ChecklistReport: days: %w", err)
 	}

@@ -43,7 +43,7 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	now := time.Now().In(w.cfg.Location)
+	now := time.Now().In(w.zoneOf(v))
 	d := analyticsData{Checklists: cls, Checklist: c.Query("checklist"), From: c.Query("from"), To: c.Query("to"), ChartW: chartW, ChartH: chartH}
 	if d.Checklist == "" && len(cls) > 0 {
 		d.Checklist = cls[0].ID
@@ -59,8 +59,8 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	if d.Checklist == "" {
 		return w.render(c, "analytics", vw)
 	}
-	from, err1 := time.ParseInLocation(time.DateOnly, d.From, w.cfg.Location)
-	to, err2 := time.ParseInLocation(time.DateOnly, d.To, w.cfg.Location)
+	from, err1 := time.ParseInLocation(time.DateOnly, d.From, w.zoneOf(v))
+	to, err2 := time.ParseInLocation(time.DateOnly, d.To, w.zoneOf(v))
 	if err1 != nil || err2 != nil {
 		vw.Status, vw.Error = fiber.StatusBadRequest, text(vw.Lang, "an.baddates")
 		return w.render(c, "analytics", vw)

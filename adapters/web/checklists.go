@@ -50,6 +50,7 @@ type editorData struct {
 
 type questionForm struct {
 	ID, Text, Expect, Weight string
+	Role                     string // "agent", "customer" or "" (the whole call)
 }
 
 // blankQuestions are the empty rows offered without JavaScript.
@@ -77,7 +78,7 @@ func (w *Web) editChecklist(c *fiber.Ctx) error {
 	}
 	d := &editorData{ID: cl.ID, Version: cl.Version, Name: cl.Name}
 	for _, q := range cl.Questions {
-		qf := questionForm{ID: q.ID, Text: q.Text, Expect: strings.Join(q.Expect, ", ")}
+		qf := questionForm{ID: q.ID, Text: q.Text, Expect: strings.Join(q.Expect, ", "), Role: string(q.Role)}
 		if q.Weight != 0 {
 			qf.Weight = strconv.FormatFloat(q.Weight, 'f', -1, 64)
 		}
@@ -109,7 +110,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 func definition(f url.Values) ([]byte, *editorData, error) {
 	d := &editorData{ID: f.Get("id"), Name: f.Get("name"), PreviewDoc: f.Get("preview_doc")}
 	d.Version, _ = strconv.Atoi(f.Get("version"))
-	ids, texts, expects, weights := f["q_id"], f["q_text"], f["q_expect"], f["q_weight"]
+	ids, texts, expects, weights, roles := f["q_id"], f["q_text"], f["q_expect"], f["q_weight"], f["q_role"]
 	file := domain.ChecklistFile{Name: d.Name}
 	for i := range texts {
 		qf := questionForm{Text: texts[i]}
@@ -122,11 +123,14 @@ func definition(f url.Values) ([]byte, *editorData, error) {
 		if i < len(weights) {
 			qf.Weight = weights[i]
 		}
+		if i < len(roles) {
+			qf.Role = roles[i]
+		}
 		if strings.TrimSpace(qf.ID+qf.Text+qf.Expect+qf.Weight) == "" {
 			continue
 		}
 		d.Questions = append(d.Questions, qf)
-		q := domain.Question{ID: strings.TrimSpace(qf.ID), Text: strings.TrimSpace(qf.Text)}
+		q := domain.Question{ID: strings.TrimSpace(qf.ID), Text: strings.TrimSpace(qf.Text), Role: domain.SpeakerRole(qf.Role)}
 		if q.ID == "" { // people need not invent identifiers
 			q.ID = "q" + strconv.Itoa(len(file.Questions)+1)
 			d.Questions[len(d.Questions)-1].ID = q.ID

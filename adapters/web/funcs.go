@@ -11,7 +11,8 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-func (w *Web) funcs() template.FuncMap {
+// funcs are the template functions of pages shown in loc (zone.go).
+func (w *Web) funcs(loc *time.Location) template.FuncMap {
 	return template.FuncMap{
 		"t": func(l Lang, key string) string { return text(l, key) },
 		// exportFormats are the recording page's downloads.
@@ -23,13 +24,13 @@ func (w *Web) funcs() template.FuncMap {
 			if t.IsZero() {
 				return ""
 			}
-			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04")
+			return withZone(t.In(loc), "2006-01-02 15:04")
 		},
 		"whenPtr": func(t *time.Time) string {
 			if t == nil {
 				return ""
 			}
-			return withZone(t.In(w.cfg.Location), "2006-01-02 15:04:05")
+			return withZone(t.In(loc), "2006-01-02 15:04:05")
 		},
 		"isoTime": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":   clock,
@@ -51,6 +52,7 @@ func (w *Web) funcs() template.FuncMap {
 			return strconv.FormatFloat(math.Round(v*1000)/10, 'f', -1, 64) + "%"
 		},
 		"pct100": func(v float64) int { return int(math.Round(v * 100)) },
+		"total":  scoreText,
 		"score":  func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', 2, 64) },
 		// speaker is the label of a transcript line in the page's
 		// language; the API's text keeps the spec's "Խոսնակ N:".

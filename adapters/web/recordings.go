@@ -57,8 +57,7 @@ type historyRow struct {
 	Job      ports.ListedJob
 	Duration *float64
 	Analysis *domain.Analysis
-	Yes, Of  int
-	Score    float64
+	Score    domain.Score
 	// With a search: the title with the match marked, and a piece of the
 	// transcript or metadata around the match.
 	TitleMatch, Snippet *domain.Snippet
@@ -78,12 +77,12 @@ func (w *Web) history(c *fiber.Ctx) error {
 	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
 		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
 	vw := w.newView(c, v, "rec.title", "recordings")
-	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
+	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
 		q.From = d
 	} else if f.From != "" {
 		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.from"), f.From), ""
 	}
-	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.cfg.Location); err == nil {
+	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.zoneOf(v)); err == nil {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
 		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
@@ -114,7 +113,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 		}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
-			row.Yes, row.Of, row.Score = analysisSummary(a)
+			row.Score = page.Scores[j.ID]
 		}
 		d.Rows = append(d.Rows, row)
 	}
@@ -138,22 +137,6 @@ func searchSnippets(j ports.ListedJob, q string) (title, piece *domain.Snippet) 
 	return title, nil
 }
 
-// analysisSummary is the history's one-glance result: questions answered
-// yes out of all, and the mean score.
-func analysisSummary(a domain.Analysis) (yes, of int, score float64) {
-	for _, r := range a.Results {
-		of++
-		score += r.Score
-		if r.Answer == domain.AnswerYes {
-			yes++
-		}
-	}
-	if of > 0 {
-		score /= float64(of)
-	}
-	return yes, of, score
-}
-
 // statusJSON is one job in the live-status answer.
 type statusJSON struct {
 	Status     domain.Status `json:"status"`
@@ -163,6 +146,9 @@ type statusJSON struct {
 	Duration   string        `json:"duration"`
 	Reason     string        `json:"reason"` // why it failed, or why its upload was refused, for people
 	Error      string        `json:"error"`  // the job's error as stored, to compare
+	// Checklist is the history's checklist column once it is settled
+	// (absent while the analysis is awaited).
+	Checklist *liveChecklist `json:"checklist,omitempty"`
 }
 
 // statuses answers the pages' live updates: GET /app/recordings/status?id=…
@@ -188,17 +174,23 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
 	}
 	lang := w.lang(c)
+	analyses, err := w.liveAnalyses(c, v.Account.ID, jobs)
+	if err != nil {
+		w.log.Error("live status", "err", err)
+		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+	}
 	out := make(map[domain.DocID]statusJSON, len(jobs))
 	for id, j := range jobs {
 		dur := "—"
 		if d := j.Duration(); d != nil {
 			dur = clock(*d)
 		}
-		reason := j.Error
+		reason := failureText(lang, j.Error)
 		if reason != "" && j.Status == domain.StatusUploading {
 			reason = text(lang, "rec.refused") + ": " + reason
 		}
-		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error}
+		out[id] = statusJSON{Status: j.Status, StatusText: text(lang, "status."+string(j.Status)), Terminal: j.Status.Terminal(), Title: j.Title, Duration: dur, Reason: reason, Error: j.Error,
+			Checklist: checklistCell(lang, j, analyses)}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"jobs": out})
@@ -209,6 +201,7 @@ type recordingData struct {
 	Turns    []domain.Segment
 	Results  []questionRow
 	Resent   string
+	Saved    string // "speakers" after naming them
 	AudioURL string
 	Duration *float64
 	// Owner shows the Resend buttons (members only read).
@@ -247,7 +240,7 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, failed)
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
-	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"),
+	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"), Saved: c.Query("saved"),
 		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
 		Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {

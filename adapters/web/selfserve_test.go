@@ -77,6 +77,10 @@ func TestNewRecordingFormCreatesJobsLikeTheAPI(t *testing.T) {
 	if m := decode(t, r); r.code != 422 || m["error"] != "Only MP3 is accepted: the file is WAV audio, not MP3; only MP3 is supported" || count() != 0 {
 		t.Fatalf("a WAV file: %d %v, %d jobs; want the process stage's reason and no job", r.code, m, count())
 	}
+	r = s.do("POST", "/app/recordings/new", newRecording(csrf, wav), ck)
+	if m := decode(t, r); r.code != 422 || m["code"] != "not_mp3" || m["error"] != "Ֆայլը WAV է, ոչ MP3․ ընդունվում է միայն MP3։" {
+		t.Fatalf("a WAV file on an Armenian page: %d %v; want the sentence of its code in Armenian", r.code, m)
+	}
 	r = s.do("POST", "/app/recordings/new", newRecording(csrf, mp3, "checklistId", "nope"), ck)
 	if m := decode(t, r); r.code != 400 || m["code"] != "unknown_checklist" || count() != 0 {
 		t.Fatalf("unknown checklist: %d %v", r.code, m)

@@ -54,7 +54,14 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		return w.jsonError(c, fiber.StatusRequestEntityTooLarge, "too_large", tf(lang, "up.err.toolarge", w.cfg.MaxUploadBytes>>20), nil)
 	}
 	if err := w.deps.CheckAudio(head, size); err != nil {
-		return w.jsonError(c, fiber.StatusUnprocessableEntity, "not_mp3", tf(lang, "up.err.notmp3", err.Error()), nil)
+		// The code is the reason's stable one (domain.JobFailure); an
+		// Armenian page gets the code's sentence, an English one the
+		// stage's own after "Only MP3 is accepted".
+		msg := tf(lang, "up.err.notmp3", err.Error())
+		if lang != LangEn {
+			msg = failureText(lang, err.Error())
+		}
+		return w.jsonError(c, fiber.StatusUnprocessableEntity, domain.JobFailure(err.Error()).Code, msg, nil)
 	}
 	body, err := createBody(f.Get("type"), f.Get("checklistId"), f.Get("metadata"))
 	if err != nil {

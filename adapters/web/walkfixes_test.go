@@ -217,8 +217,20 @@ func TestFailedAndRefusedJobsShowTheirReason(t *testing.T) {
 		return nil, j.RefuseUpload(now, "the upload is larger than the 512 MiB limit")
 	})
 	list := s.do("GET", "/app/recordings", nil, ck).body
-	if !strings.Contains(list, "no MPEG audio frames found") || !strings.Contains(list, "Վերբեռնումը մերժվեց: the upload is larger") {
+	// An Armenian page says why in Armenian, by the reason's code
+	// (issue 27); an English one shows the API's own sentence.
+	if !strings.Contains(list, "MPEG ձայնային կադրեր չգտնվեցին") || !strings.Contains(list, "Վերբեռնումը մերժվեց: Վերբեռնված ֆայլը մեծ է 512 ՄԲ սահմանից") {
 		t.Fatal("the history does not show why a job failed and why an upload was refused")
+	}
+	if strings.Contains(list, "no MPEG audio frames found") || strings.Contains(list, "the upload is larger") {
+		t.Fatal("the Armenian history shows the API's English reasons")
+	}
+	en := map[string]string{"hyscribe_lang": "en"}
+	for k, v := range ck {
+		en[k] = v
+	}
+	if english := s.do("GET", "/app/recordings", nil, en).body; !strings.Contains(english, "no MPEG audio frames found") || !strings.Contains(english, "the upload is larger than the 512 MiB limit") {
+		t.Fatal("the English history does not show the API's reasons")
 	}
 	// The checklist column's "…" says an analysis is on its way: true of
 	// the waiting upload, never of the failed job.
@@ -226,18 +238,18 @@ func TestFailedAndRefusedJobsShowTheirReason(t *testing.T) {
 		t.Fatalf("%d rows show an analysis on its way; want 1 (the refused upload's, not the failed job's)", strings.Count(list, pending))
 	}
 	page := s.do("GET", "/app/recordings/"+string(failed), nil, ck).body
-	if !strings.Contains(page, `id="job-error"`) || !strings.Contains(page, "no MPEG audio frames") || strings.Contains(page, "<audio") {
+	if !strings.Contains(page, `id="job-error"`) || !strings.Contains(page, "MPEG ձայնային կադրեր չգտնվեցին") || strings.Contains(page, "<audio") {
 		t.Fatal("a failed job's page lacks its reason or shows a player")
 	}
 	page = s.do("GET", "/app/recordings/"+string(refused), nil, ck).body
-	if !strings.Contains(page, "larger than the 512 MiB limit") || !strings.Contains(page, "սպասում է") {
+	if !strings.Contains(page, "մեծ է 512 ՄԲ սահմանից") || !strings.Contains(page, "սպասում է") {
 		t.Fatal("a refused upload's page does not say why, and that the job still waits")
 	}
 	var body struct {
 		Jobs map[string]struct{ Reason string }
 	}
 	live := s.do("GET", "/app/recordings/status?id="+string(refused), nil, ck)
-	if json.Unmarshal([]byte(live.body), &body) != nil || !strings.Contains(body.Jobs[string(refused)].Reason, "larger than") {
+	if json.Unmarshal([]byte(live.body), &body) != nil || !strings.Contains(body.Jobs[string(refused)].Reason, "512 ՄԲ") {
 		t.Fatalf("the live status has no reason: %s", live.body)
 	}
 }

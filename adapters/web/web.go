@@ -72,6 +72,9 @@ type Deps struct {
 	// Retention reads and sets the account's retention rule on the
 	// settings page (nil: the setting is not offered).
 	Retention *app.Retention
+	// Reanalyze analyses a call again when people give its speakers other
+	// roles (nil: the analysis stays as it was).
+	Reanalyze *app.AnalyzeTranscript
 
 	// Self-serve: the upload form creates jobs with the API's own use case
 	// after CheckAudio (the process stage's verdict on a file's first
@@ -95,6 +98,8 @@ type Web struct {
 	csp string
 	// apiDocs is Deps.OpenAPI laid out for the API page.
 	apiDocs *apiDocs
+	// zones are the pages of accounts in other time zones (zone.go).
+	zones zonePages
 }
 
 // Prefix is where the web application lives.
@@ -130,11 +135,7 @@ func New(cfg Config, deps Deps) *Web {
 	w := &Web{cfg: cfg, deps: deps, log: deps.Logger, apiDocs: docs}
 	w.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'" +
 		uploadOrigin(cfg.UploadOrigin) + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-	funcs := w.funcs()
-	for k, f := range w.selfServeFuncs() {
-		funcs[k] = f
-	}
-	w.pages = parsePages(funcs)
+	w.pages = parsePages(w.pageFuncs(cfg.Location))
 	return w
 }
 
@@ -178,6 +179,8 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
 	r.Get("/recordings/:docId/export/:format", w.exportRecording)
 	r.Post("/settings/retention", w.saveRetention)
+	r.Post("/settings/calls", w.saveCalls)
+	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)
 	r.Post("/settings/keys", w.createKey)
@@ -231,6 +234,8 @@ type view struct {
 	Data    any
 	Status  int
 	NoIndex bool
+	// Loc is the visitor's account's time zone (the default signed out).
+	Loc *time.Location
 }
 
 func (w *Web) lang(c *fiber.Ctx) Lang { return parseLang(c.Cookies(cookieLang)) }
@@ -241,12 +246,13 @@ func (w *Web) newView(c *fiber.Ctx, v *app.Visitor, titleKey, nav string) *view 
 	if v != nil {
 		vw.CSRF = v.Session.CSRF
 	}
+	vw.Loc = w.zoneOf(v)
 	return vw
 }
 
 // render writes a page.
 func (w *Web) render(c *fiber.Ctx, page string, vw *view) error {
-	t, ok := w.pages[page]
+	t, ok := w.pagesIn(vw.Loc)[page]
 	if !ok {
 		return fmt.Errorf("web: no page %q", page)
 	}

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -410,6 +411,22 @@ func (s *Store) SaveAnalysis(_ context.Context, a domain.Analysis, events []doma
 	return nil
 }
 
+// ReplaceAnalysis overwrites the job's analysis a.ID with a and appends
+// its events (ports.AnalysisReplacer).
+func (s *Store) ReplaceAnalysis(_ context.Context, a domain.Analysis, events []domain.Event) error {
+	if err := domain.ValidateEvents(events); err != nil {
+		return fmt.Errorf("apptest.ReplaceAnalysis: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.analyses[a.DocID]; !ok || cur.ID != a.ID {
+		return fmt.Errorf("apptest.ReplaceAnalysis: no analysis %s of %s: %w", a.ID, a.DocID, domain.ErrNotFound)
+	}
+	s.analyses[a.DocID] = copyAnalysis(a)
+	s.appendOutbox(events)
+	return nil
+}
+
 // GetAnalysis returns an analysis by ID.
 func (s *Store) GetAnalysis(_ context.Context, id string) (domain.Analysis, error) {
 	s.mu.Lock()
@@ -577,6 +594,7 @@ func (s *Store) appendOutbox(events []domain.Event) {
 func copyJob(j domain.Job) domain.Job {
 	j.Metadata = slices.Clone(j.Metadata)
 	j.Segments = slices.Clone(j.Segments)
+	j.Speakers = maps.Clone(j.Speakers)
 	if j.Audio != nil {
 		a := *j.Audio
 		j.Audio = &a

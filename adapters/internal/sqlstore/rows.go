@@ -19,6 +19,7 @@ var JobCols = []string{
 	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
 	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
 	"language_code", "error", "redrives", "checklist_version",
+	"speakers",
 }
 
 // JobWriteCols are the columns a job row is written with: JobCols and
@@ -45,11 +46,20 @@ func JobRow(j domain.Job) ([]any, error) {
 		}
 		segs = new(string(b))
 	}
+	var speakers *string
+	if len(j.Speakers) > 0 {
+		b, err := json.Marshal(j.Speakers)
+		if err != nil {
+			return nil, fmt.Errorf("encode speakers: %w", err)
+		}
+		speakers = new(string(b))
+	}
 	return []any{
 		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
 		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
+		speakers,
 		webquery.SearchText(j.Title, j.Transcription, j.Metadata),
 	}, nil
 }
@@ -59,6 +69,7 @@ func JobRow(j domain.Job) ([]any, error) {
 type JobScan struct {
 	j                         domain.Job
 	meta, audio, segs         *string
+	speakers                  *string
 	created, updated, expires int64
 }
 
@@ -67,7 +78,8 @@ func (r *JobScan) Dest() []any {
 	j := &r.j
 	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
 		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion}
+		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion,
+		&r.speakers}
 }
 
 // Head is the scanned job without what needs decoding (metadata, audio,
@@ -93,6 +105,11 @@ func (r *JobScan) Job() (domain.Job, error) {
 	if r.segs != nil {
 		if err := json.Unmarshal([]byte(*r.segs), &j.Segments); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
+		}
+	}
+	if r.speakers != nil {
+		if err := json.Unmarshal([]byte(*r.speakers), &j.Speakers); err != nil {
+			return domain.Job{}, fmt.Errorf("job %s: decode speakers: %w", j.ID, err)
 		}
 	}
 	return j, nil
@@ -169,6 +186,7 @@ func (r *ListedScan) Listed() (ports.ListedJob, error) {
 var AccountCols = []string{
 	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
 	"notify_failures", "created_at",
+	"time_zone", "agent_channel",
 }
 
 // AccountRow lists a's values in AccountCols order.
@@ -176,6 +194,7 @@ func AccountRow(a domain.Account) []any {
 	return []any{
 		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
 		a.NotifyFailures, ToMs(a.CreatedAt),
+		a.TimeZone, a.AgentChannel,
 	}
 }
 
@@ -191,7 +210,8 @@ type AccountScan struct {
 func (r *AccountScan) Dest() []any {
 	a := &r.a
 	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
-		&a.NotifyFailures, &r.created}
+		&a.NotifyFailures, &r.created,
+		&a.TimeZone, &a.AgentChannel}
 }
 
 // Account decodes the scanned row.

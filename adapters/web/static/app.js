@@ -10,7 +10,8 @@
     var nodes = document.querySelectorAll("[data-live-id]");
     var ids = [];
     nodes.forEach(function (n) {
-      if (n.getAttribute("data-terminal") !== "true") ids.push(n.getAttribute("data-live-id"));
+      // A settled job whose checklist analysis is still awaited is asked too.
+      if (n.getAttribute("data-terminal") !== "true" || n.querySelector("[data-awaits]")) ids.push(n.getAttribute("data-live-id"));
     });
     if (ids.length === 0) return;
     var q = ids.map(function (id) { return "id=" + encodeURIComponent(id); }).join("&");
@@ -37,6 +38,10 @@
               f.textContent = j.duration;
             } else if (k === "reason") {
               f.textContent = j.reason;
+            } else if (k === "checklist" && j.checklist && f.hasAttribute("data-awaits")) {
+              // A recording's page shows the whole analysis: reload it.
+              if (n.hasAttribute("data-reload")) window.location.reload();
+              else checklistCell(f, j.checklist);
             }
           });
           // A recording's page shows much more once the job settles.
@@ -44,6 +49,20 @@
         });
       })
       .catch(function () { /* the next tick tries again */ });
+  }
+
+  // The history's checklist column once the analysis is there: the call's
+  // total ("1/3 · 0.25", the checklist's name as its title), the failure
+  // badge, or nothing for a job that failed before any analysis.
+  function checklistCell(f, c) {
+    f.removeAttribute("data-awaits");
+    f.textContent = "";
+    if (c.state === "none") return;
+    var s = document.createElement("span");
+    s.textContent = c.text;
+    if (c.state === "ok") s.title = c.name || "";
+    else s.className = "badge status-failed";
+    f.appendChild(s);
   }
 
   // Transcript lines: play the recording from the line's start. While it
@@ -96,7 +115,7 @@
       var last = rows[rows.length - 1];
       var copy = last.cloneNode(true);
       var n = rows.length; // the next row's index: the server numbers rows from 0
-      copy.querySelectorAll("input, textarea").forEach(function (i) {
+      copy.querySelectorAll("input, textarea, select").forEach(function (i) {
         i.value = "";
         var base = i.id.replace(/-\d+$/, "");
         i.id = base + "-" + n;

@@ -220,7 +220,8 @@ func TestWalkFixesInABrowser(t *testing.T) {
 		chromedp.Text(row(badID)+` .reason`, &badReason, chromedp.ByQuery),
 		chromedp.Text(row(waitID)+` .reason`, &waitReason, chromedp.ByQuery),
 	)
-	if !strings.Contains(badReason, "MP3") || !strings.Contains(waitReason, "empty") {
+	// Armenian pages say why in Armenian (issue 27: by the reason's code).
+	if !strings.Contains(badReason, "MP3") || !strings.Contains(waitReason, "դատարկ") {
 		t.Errorf("reasons in the history: failed %q, refused upload %q", badReason, waitReason)
 	}
 	var waitStatus string
@@ -272,7 +273,7 @@ func TestWalkFixesInABrowser(t *testing.T) {
 	}
 	both("fix-06-recording-failed")
 	run(t, b, "refused upload", chromedp.Navigate(s.base+"/app/recordings/"+waitID), chromedp.WaitVisible("#job-error", chromedp.ByID), chromedp.Text("#job-error", &jobErr, chromedp.ByID))
-	if !strings.Contains(jobErr, "empty") {
+	if !strings.Contains(jobErr, "դատարկ") {
 		t.Errorf("refused upload's page: %q", jobErr)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -25,8 +26,9 @@ func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io
 	fs.SetOutput(stderr)
 	account := fs.String("account", "", "account ID")
 	id := fs.String("checklist", "", "checklist ID")
-	fromS := fs.String("from", "", "first day, YYYY-MM-DD (UTC)")
-	toS := fs.String("to", "", "day after the last, YYYY-MM-DD (UTC; exclusive)")
+	fromS := fs.String("from", "", "first day, YYYY-MM-DD (in --tz)")
+	toS := fs.String("to", "", "day after the last, YYYY-MM-DD (in --tz; exclusive)")
+	tz := fs.String("tz", "UTC", "IANA time zone the days are counted in (the web application uses the account's)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -34,11 +36,15 @@ func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io
 	if *account == "" || *id == "" || *fromS == "" || *toS == "" {
 		return errors.New("report checklist: --account, --checklist, --from and --to are required")
 	}
-	from, err := time.Parse(time.DateOnly, *fromS)
+	loc, err := app.LoadZone(*tz)
+	if err != nil {
+		return fmt.Errorf("--tz must be an IANA time zone such as Asia/Yerevan, not %q", *tz)
+	}
+	from, err := time.ParseInLocation(time.DateOnly, *fromS, loc)
 	if err != nil {
 		return fmt.Errorf("--from must be YYYY-MM-DD, not %q", *fromS)
 	}
-	to, err := time.Parse(time.DateOnly, *toS)
+	to, err := time.ParseInLocation(time.DateOnly, *toS, loc)
 	if err != nil {
 		return fmt.Errorf("--to must be YYYY-MM-DD, not %q", *toS)
 	}

@@ -36,6 +36,7 @@ usage:
                           [--webhook-url U] [--webhook-secret S]
                           [--analysis-webhook-url U] [--notify-failures true|false]
                           [--retention-days N]  (delete jobs older than N days; 0 keeps them)
+                          [--time-zone Z] [--agent-channel left|right|""]  (pages' days; stereo agent)
   hyscribe account key --account ID    issue another API key
   hyscribe transcribe FILE --type single_voice|phone_call [--metadata JSON]
                           [--checklist ID] [--format text|srt|vtt|json]
@@ -241,6 +242,8 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 	analysisURL := fs.String("analysis-webhook-url", "", "receiver URL for analysis_ready (empty: webhook-url)")
 	fs.String("notify-failures", "", "send transcript_failed events: true or false")
 	retention := fs.Int("retention-days", 0, "delete jobs older than this many days; 0 keeps them forever")
+	fs.String("time-zone", "", "IANA time zone of the account's pages, exports and reports (empty: the deployment's)")
+	fs.String("agent-channel", "", "stereo channel the account's agents are on: left, right or empty")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -296,6 +299,10 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 					parseErr = fmt.Errorf("--notify-failures must be true or false, not %q", v)
 				}
 				c.NotifyFailures = &b
+			case "time-zone":
+				c.TimeZone = &v
+			case "agent-channel":
+				c.AgentChannel = &v
 			}
 		})
 		if parseErr != nil {
@@ -338,6 +345,7 @@ func accountJSON(a domain.Account) map[string]any {
 		"accountId": a.ID, "name": a.Name, "plan": a.Plan, "secondsRemaining": a.SecondsRemaining(),
 		"webhookURL": a.WebhookURL, "webhookSecretSet": a.WebhookSecret != "",
 		"analysisWebhookURL": a.AnalysisWebhookURL, "notifyFailures": a.NotifyFailures,
+		"timeZone": a.TimeZone, "agentChannel": a.AgentChannel,
 	}
 }
 

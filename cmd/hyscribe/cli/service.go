@@ -319,6 +319,10 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	}
 	provision := app.NewProvision(s.store, s.store, clock)
 	provision.Revoked = auth.Forget // a key revoked here stops working here at once
+	reanalyze, err := s.analyzeTranscript(clock, s.log)
+	if err != nil {
+		return nil, err
+	}
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
 	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
 		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
@@ -326,6 +330,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		Provision:  provision,
 		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
 		Retention:  app.NewRetention(s.store),
+		Reanalyze:  reanalyze,
 		Logger:     s.log,
 		Create:     create,
 		CheckAudio: mp3.CheckHead,

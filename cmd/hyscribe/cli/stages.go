@@ -197,14 +197,10 @@ func (s *Service) notifyStage(env stageEnv) (*stageRun, error) {
 }
 
 func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
-	var an ports.ChecklistAnalyzer = analysis.New()
-	var fallback ports.ChecklistAnalyzer
-	if chat, err := s.chatModel(); err != nil {
+	uc, err := s.analyzeTranscript(env.clock, env.log)
+	if err != nil {
 		return nil, err
-	} else if chat != nil {
-		an, fallback = chat, analysis.New()
 	}
-	uc := app.NewAnalyzeTranscript(s.store, s.store, s.store, an, fallback, env.clock, env.log)
 	return &stageRun{handler: uc.Handle, onGiveUp: func(ctx context.Context, ev domain.Event, err error) error {
 		// A failed analysis never fails the job: it is recorded as failed.
 		env.log.Error("analysis gave up", "docId", ev.DocID, "err", err)
@@ -219,6 +215,21 @@ func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
 
 // chatModel is the outside model enrich and analyze use when HYSCRIBE_LLM_URL
 // is set; nil without it.
+// analyzeTranscript is the analyse stage's use case: the chat model when
+// one is configured (the built-in analyser its fallback), else the
+// built-in one. The web application uses it too, to analyse a call again
+// when its speakers are given other roles.
+func (s *Service) analyzeTranscript(clock ports.Clock, log *slog.Logger) (*app.AnalyzeTranscript, error) {
+	var an ports.ChecklistAnalyzer = analysis.New()
+	var fallback ports.ChecklistAnalyzer
+	if chat, err := s.chatModel(); err != nil {
+		return nil, err
+	} else if chat != nil {
+		an, fallback = chat, analysis.New()
+	}
+	return app.NewAnalyzeTranscript(s.store, s.store, s.store, an, fallback, clock, log), nil
+}
+
 func (s *Service) chatModel() (*llm.Client, error) {
 	if s.cfg.LLMURL == "" {
 		return nil, nil

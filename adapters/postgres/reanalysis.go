@@ -1,0 +1,44 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// ReplaceAnalysis overwrites the job's analysis a.ID with a and saves its
+// events in one transaction (ports.AnalysisReplacer).
+func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
+	row, err := sqlstore.AnalysisRow(a)
+	if err != nil {
+		return fmt.Errorf("postgres.ReplaceAnalysis: %w", err)
+	}
+	if err := domain.ValidateEvents(events); err != nil {
+		return fmt.Errorf("postgres.ReplaceAnalysis: %w", err)
+	}
+	n := len(sqlstore.AnalysisCols)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, sqlstore.Postgres.Update("analyses", sqlstore.AnalysisCols)+fmt.Sprintf(" AND doc_id = $%d", n+1),
+			append(sqlstore.KeyLast(row), string(a.DocID))...)
+		if err != nil {
+			return translate(err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("no analysis %s of job %s: %w", a.ID, a.DocID, domain.ErrNotFound)
+		}
+		b := &pgx.Batch{}
+		queueEvents(b, events)
+		return translate(tx.SendBatch(ctx, b).Close())
+	})
+	if err != nil {
+		return fmt.Errorf("postgres.ReplaceAnalysis: %w", err)
+	}
+	if len(events) > 0 {
+		s.signal()
+	}
+	return nil
+}

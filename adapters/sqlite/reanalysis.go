@@ -1,0 +1,40 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// ReplaceAnalysis overwrites the job's analysis a.ID with a and saves its
+// events in one transaction (ports.AnalysisReplacer).
+func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
+	row, err := sqlstore.AnalysisRow(a)
+	if err != nil {
+		return fmt.Errorf("sqlite.ReplaceAnalysis: %w", err)
+	}
+	if err := domain.ValidateEvents(events); err != nil {
+		return fmt.Errorf("sqlite.ReplaceAnalysis: %w", err)
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.Update("analyses", sqlstore.AnalysisCols)+" AND doc_id = ?",
+			append(sqlstore.KeyLast(row), string(a.DocID))...)
+		if err != nil {
+			return translate(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return fmt.Errorf("no analysis %s of job %s: %w", a.ID, a.DocID, domain.ErrNotFound)
+		}
+		return insertEvents(ctx, tx, events)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.ReplaceAnalysis: %w", err)
+	}
+	if len(events) > 0 {
+		s.signal()
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// validateQA checks the QA settings of an account change: a time zone the
+// binary knows (its zone data is compiled in) and a channel.
+func validateQA(c AccountChanges) error {
+	if c.TimeZone != nil && *c.TimeZone != "" {
+		if _, err := LoadZone(*c.TimeZone); err != nil {
+			return domain.Invalid("invalid_time_zone", "time zone %q is not an IANA zone such as Asia/Yerevan", *c.TimeZone)
+		}
+	}
+	if c.AgentChannel != nil && !domain.ValidChannel(*c.AgentChannel) {
+		return domain.Invalid("invalid_channel", "agent channel must be \"left\", \"right\" or empty, not %q", *c.AgentChannel)
+	}
+	return nil
+}
+
+// LoadZone loads an IANA time zone by name. "Local" and "" are refused:
+// they would mean the server's zone, not the account's.
+func LoadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("no zone %q", name)
+	}
+	return time.LoadLocation(name)
+}
+
+// NameSpeakers sets the roles and names of a phone call's speakers
+// (domain.Job.NameSpeakers). It reports whether any speaker's role, as
+// the analysis reads it (with the account's agent channel), changed: the
+// caller then has the call analysed again (AnalyzeTranscript.Reanalyze).
+func (uc *Recordings) NameSpeakers(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
+	if _, err := uc.job(ctx, account, doc); err != nil {
+		return false, err
+	}
+	var changed bool
+	err := uc.jobs.UpdateJob(ctx, doc, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		before := j.SpeakerRoles(a.AgentChannel)
+		if _, err := j.NameSpeakers(names); err != nil {
+			return nil, err
+		}
+		// What counts is who has which role in the end: confirming the
+		// roles the account's channel gave changes nothing.
+		changed = !domain.SameRoles(before, j.SpeakerRoles(a.AgentChannel))
+		return nil, nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("name speakers: %w", err)
+	}
+	return changed, nil
+}
+
+// analyzeByRole answers questions about j with az, each question from the
+// words it may read (domain.GroupByRole): a question limited to the agent
+// reads only the agent's lines, so the customer's "ցտեսություն" does not
+// answer "did the agent say goodbye?". A role nobody has in the call makes
+// its questions "unclear".
+func analyzeByRole(ctx context.Context, az ports.ChecklistAnalyzer, j domain.Job, agentChannel string, questions []domain.Question) (map[string]domain.QuestionResult, error) {
+	groups := domain.GroupByRole(j, j.SpeakerRoles(agentChannel), questions)
+	out := make(map[string]domain.QuestionResult, len(questions))
+	for _, g := range groups {
+		if g.Unknown {
+			for _, q := range g.Questions {
+				out[q.ID] = domain.QuestionResult{Question: q.Text, Answer: domain.AnswerUnclear, Evidence: []domain.Evidence{},
+					Reason: domain.RoleUnknownReason(g.Role)}
+			}
+			continue
+		}
+		in := ports.AnalysisInput{Type: j.Type, Transcription: j.Transcription, Segments: j.Segments}
+		if g.Role != "" {
+			in.Segments, in.Transcription = g.Segments, domain.SpeakerText(g.Segments)
+		}
+		res, err := az.Analyze(ctx, in, g.Questions)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range g.Questions {
+			if r, ok := res[q.ID]; ok {
+				out[q.ID] = r
+			}
+		}
+	}
+	return out, nil
+}
+
+// jobAndChannel reads a job and its account's agent channel (empty when
+// the store cannot read them together).
+func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (domain.Job, string, error) {
+	if r, ok := jobs.(ports.JobAccountReader); ok {
+		j, a, err := r.GetJobAndAccount(ctx, doc)
+		return j, a.AgentChannel, err
+	}
+	j, err := jobs.GetJob(ctx, doc)
+	return j, "", err
+}
+
+// Reanalyze makes the analysis of one of the account's calls again after
+// its speakers were given other roles, when its checklist version has
+// questions limited to a role (the others' answers would not change). The
+// analysis keeps its ID; its new results replace the old ones and a new
+// analysis.ready event announces them (domain.NewAnalysisAgainEvent). It
+// reports whether the call was analysed again.
+func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.AccountID, doc domain.DocID) (bool, error) {
+	replacer, ok := uc.analyses.(ports.AnalysisReplacer)
+	if !ok {
+		return false, errors.New("reanalyze: the store cannot replace analyses")
+	}
+	j, agentChannel, err := jobAndChannel(ctx, uc.jobs, doc)
+	if err != nil || j.AccountID != account {
+		return false, notFoundUnless(err, "reanalyze")
+	}
+	if j.ChecklistID == "" || j.Status != domain.StatusTranscribed {
+		return false, nil
+	}
+	prev, err := uc.analyses.AnalysisByDoc(ctx, doc)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil // not analysed yet: the stage will use the new roles
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	c, err := uc.checklists.GetChecklistVersion(ctx, j.AccountID, j.ChecklistID, j.ChecklistVersion)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	if !slices.ContainsFunc(c.Questions, func(q domain.Question) bool { return q.Role != "" }) {
+		return false, nil
+	}
+	results, err := analyzeByRole(ctx, uc.analyzer, j, agentChannel, c.Questions)
+	if err != nil && uc.fallback != nil && !domain.IsPermanent(err) {
+		uc.log.Warn("checklist analyser failed; using the built-in one", "docId", j.ID, "err", err)
+		results, err = analyzeByRole(ctx, uc.fallback, j, agentChannel, c.Questions)
+	}
+	if err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now())
+	ev := domain.NewAnalysisAgainEvent(a, j.Metadata, domain.ChecklistWeights(c), a.CreatedAt)
+	if err := replacer.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
+		return false, fmt.Errorf("reanalyze: %w", err)
+	}
+	uc.log.Info("analysis made again", "docId", j.ID, "analysisId", a.ID)
+	return true, nil
+}
+
+// notFoundUnless is err wrapped for op, or domain.ErrNotFound when the job
+// belongs to another account (err nil).
+func notFoundUnless(err error, op string) error {
+	if err == nil {
+		return fmt.Errorf("%s: %w", op, domain.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
