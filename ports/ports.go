@@ -188,6 +188,7 @@ type ListedJob struct {
 // shortest Excerpt: what an in-memory store returns, and what a store's
 // listing is checked against.
 func Listing(j domain.Job, search string) ListedJob {
+	j = j.Shown()
 	l := ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
 		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Duration: j.Duration()}
 	if j.Metadata != nil {

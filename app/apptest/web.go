@@ -38,7 +38,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
-			search != "" && !strings.Contains(domain.SearchText(j.Title, j.Transcription, j.Metadata), search):
+			search != "" && !strings.Contains(shownSearchText(j), search):
 			continue
 		}
 		matched = append(matched, j)
@@ -242,4 +242,11 @@ func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, er
 		}
 	}
 	return n, nil
+}
+
+// shownSearchText is what the SQL stores' search_text holds: the text
+// people may see of the job (domain.Job.Shown).
+func shownSearchText(j domain.Job) string {
+	j = j.Shown()
+	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
 }

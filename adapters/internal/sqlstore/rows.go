@@ -50,7 +50,7 @@ func JobRow(j domain.Job) ([]any, error) {
 		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
-		webquery.SearchText(j.Title, j.Transcription, j.Metadata),
+		searchText(j),
 	}, nil
 }
 
@@ -394,4 +394,18 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 		query += " AND invite_hash <> ''"
 	}
 	return query, column, value, nil
+}
+
+// searchText is the job's search_text: only what people may see of it
+// (domain.Job.Shown), so that a search finds no word of a transcript
+// before the job is transcribed.
+func searchText(j domain.Job) string {
+	j = j.Shown()
+	return webquery.SearchText(j.Title, j.Transcription, j.Metadata)
+}
+
+// BackfillSearchText is a stored job's search_text from the columns the
+// stores' backfills read.
+func BackfillSearchText(status, title, transcription string, metadata json.RawMessage) string {
+	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata})
 }

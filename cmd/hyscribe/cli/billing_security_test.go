@@ -1,0 +1,208 @@
+package cli_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+)
+
+// heldModel is a chat model that holds every request until released, so a
+// job waits in converting with its transcript already stored (the enrich
+// stage asks the model for its title and summary).
+type heldModel struct {
+	url     string
+	asked   chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newHeldModel(t *testing.T) *heldModel {
+	t.Helper()
+	m := &heldModel{asked: make(chan struct{}, 64), release: make(chan struct{})}
+	srv := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case m.asked <- struct{}{}:
+		default:
+		}
+		select {
+		case <-m.release:
+		case <-r.Context().Done():
+			return
+		}
+		http.Error(w, `{"error":{"message":"released"}}`, http.StatusServiceUnavailable)
+	}))
+	m.url = srv
+	t.Cleanup(m.free)
+	return m
+}
+
+func (m *heldModel) free() { m.once.Do(func() { close(m.release) }) }
+
+// securityRig is the whole service on loopback with an account, its owner
+// (signed in through the forms when asked) and an API key.
+type securityRig struct {
+	vars    map[string]string
+	base    string
+	account string
+	key     string
+	owner   string // the owner's e-mail
+	logs    string // the service's log file
+	model   *heldModel
+}
+
+const rigPassword = "a long enough password"
+
+// newSecurityRig starts the service with the held chat model and extra
+// settings; the account holds seconds.
+func newSecurityRig(t *testing.T, seconds string, extra map[string]string) *securityRig {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the whole service")
+	}
+	engine := asrtest.NewEngine(t)
+	model := newHeldModel(t)
+	vars := map[string]string{
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "1",
+		"HYSCRIBE_ASR_URL":             engine.URL(),
+		"HYSCRIBE_LLM_URL":             model.url,
+		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+		"HYSCRIBE_LOG_LEVEL":           "info",
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	acct := runCLI(t, env(vars), "account", "create", "--name", "rig", "--plan", "business", "--seconds", seconds)
+	r := &securityRig{vars: vars, account: acct["accountId"].(string), key: acct["apiKey"].(string), owner: "owner@example.am", model: model}
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, env(vars), "user", "create", "--account", r.account, "--email", r.owner, "--password-file", pw, "--role", "owner")
+	cfg, err := cli.LoadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.logs = logs.Name()
+	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		model.free()
+		svc.Stop()
+		logs.Close()
+	})
+	r.base = "http://" + svc.HTTPAddr()
+	return r
+}
+
+// newLoopbackServer serves h on a loopback port until the test ends and
+// returns its base URL.
+func newLoopbackServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// signIn signs email in through the sign-in form and returns its browser.
+func (r *securityRig) signIn(t *testing.T, email, password string) *http.Client {
+	t.Helper()
+	c := browserless(t)
+	page := body(t, get(t, c, r.base+"/app/signin"))
+	res := postForm(t, c, r.base+"/app/signin", url.Values{"_csrf": {csrfOf(t, page)}, "email": {email}, "password": {password}})
+	b := body(t, res)
+	if !strings.HasPrefix(res.Request.URL.Path, "/app/recordings") {
+		t.Fatalf("sign-in of %s ended at %s (%d): %.400s", email, res.Request.URL, res.StatusCode, b)
+	}
+	return c
+}
+
+// secondsRemaining reads the account's balance with the CLI.
+func (r *securityRig) secondsRemaining(t *testing.T) float64 {
+	t.Helper()
+	return runCLI(t, env(r.vars), "account", "update", "--account", r.account)["secondsRemaining"].(float64)
+}
+
+// TestNothingOfATranscriptShowsBeforeTranscribedAndDeletingThenRefundsNothing
+// holds a job in converting with its transcript stored (the chat model
+// that titles it does not answer) and looks for the transcript everywhere
+// a person or an integrator can: the poll, the recording's page, the
+// history's search and the exports. None shows a word of it. Deleting the
+// job then refunds nothing: its seconds went to recognition.
+func TestNothingOfATranscriptShowsBeforeTranscribedAndDeletingThenRefundsNothing(t *testing.T) {
+	r := newSecurityRig(t, "600", nil)
+	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := createAndUpload(t, strings.TrimPrefix(r.base, "http://"), r.key, "single_voice", audio)
+	select {
+	case <-r.model.asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job never reached the title and summary (enrich) stage")
+	}
+	p := poll(t, strings.TrimPrefix(r.base, "http://"), r.key, doc)
+	if p.body["status"] != "converting" {
+		t.Fatalf("premise: the job is converting with its transcript stored; poll says %s", p.raw)
+	}
+	duration, _ := p.body["duration"].(float64)
+	if duration <= 0 {
+		t.Fatalf("premise: the job was measured; poll says %s", p.raw)
+	}
+	charged := r.secondsRemaining(t)
+	if charged > 600-duration+0.01 {
+		t.Fatalf("premise: the job's %.3f s are reserved; %.3f s remain", duration, charged)
+	}
+	word := strings.Fields(asrtest.DefaultTexts[0])[0]
+	word = strings.TrimRight(word, ",")
+
+	web := r.signIn(t, r.owner, rigPassword)
+	page := body(t, get(t, web, r.base+"/app/recordings/"+doc))
+	if !strings.Contains(page, doc) && !strings.Contains(page, "converting") {
+		t.Fatalf("premise: the recording's page shows the job: %.600s", page)
+	}
+	if strings.Contains(page, word) {
+		t.Errorf("the recording's page of a converting job shows its transcript (%q)", word)
+	}
+	hist := body(t, get(t, web, r.base+"/app/recordings?q="+url.QueryEscape(word)))
+	if strings.Contains(hist, doc) {
+		t.Errorf("a search for a word of a converting job's transcript finds it")
+	}
+	if strings.Contains(hist, word+" ") || strings.Contains(hist, "<mark>"+word) {
+		t.Errorf("the history shows a word of a converting job's transcript")
+	}
+	for _, f := range []string{"txt", "json", "srt"} {
+		res := get(t, web, r.base+"/app/recordings/"+doc+"/export/"+f)
+		if b := body(t, res); res.StatusCode == 200 || strings.Contains(b, word) {
+			t.Errorf("the %s export of a converting job answers %d: %.200s", f, res.StatusCode, b)
+		}
+	}
+
+	call(t, "POST", r.base+"/api/deleteTranscription", r.key, strings.NewReader(`{"docId":"`+doc+`"}`), 200, nil)
+	if after := r.secondsRemaining(t); after > charged+0.001 {
+		t.Errorf("deleting a job whose audio went to recognition refunded %.3f s (%.3f → %.3f)", after-charged, charged, after)
+	}
+}
