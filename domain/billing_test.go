@@ -17,7 +17,9 @@ func jobAt(t *testing.T, stage int) (Job, *Account) {
 			return j.Measure(t0, AudioInfo{Format: "mp3", Duration: 12, Channels: 1, SampleRate: 16000}, acct, time.Hour)
 		},
 		func() ([]Event, error) { return j.StartConverting(t0) },
-		func() ([]Event, error) { return j.Recognize(t0, "secret words", []Segment{{Start: 0, End: 1, Text: "secret words"}}) },
+		func() ([]Event, error) {
+			return j.Recognize(t0, "secret words", []Segment{{Start: 0, End: 1, Text: "secret words"}})
+		},
 		func() ([]Event, error) { return j.Complete(t0, "title", "summary", LanguageArmenian) },
 	}
 	for _, s := range steps[:stage] {
