@@ -67,6 +67,9 @@ func (uc *Team) SetRole(ctx context.Context, account domain.AccountID, userID st
 		}
 	}
 	return uc.people.users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
+		if x.Role != role {
+			x.EndResetLink()
+		}
 		x.Role = role
 		return nil
 	})
@@ -84,6 +87,7 @@ func (uc *Team) Remove(ctx context.Context, account domain.AccountID, userID str
 			return err
 		}
 	}
+	// The row goes, and with it any reset link of the person.
 	return uc.team.DeleteUser(ctx, account, userID)
 }
 
@@ -138,7 +142,8 @@ func (uc *Team) ChangePassword(ctx context.Context, v Visitor, current, next str
 var errWrongPassword = domain.Invalid("wrong_password", "the current password is wrong")
 
 // setPassword hashes and saves a new password; a non-empty resetHash must
-// still be the user's pending link (so a link works once), and is spent.
+// still be the user's pending link (so a link works once). Any reset link
+// of the person ends with the change (domain.User.EndResetLink).
 func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash string) error {
 	if err := domain.ValidatePassword(password); err != nil {
 		return err
@@ -153,9 +158,9 @@ func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash str
 			if x.InviteHash != resetHash || !now.Before(x.InviteExpiresAt) {
 				return domain.ErrNotFound // used or expired meanwhile
 			}
-			x.InviteHash, x.InviteExpiresAt = "", time.Time{}
 		}
 		x.PasswordHash = hash
+		x.EndResetLink()
 		return nil
 	})
 }

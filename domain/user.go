@@ -39,6 +39,16 @@ type User struct {
 // Invited reports whether the user still has to accept an invitation.
 func (u *User) Invited() bool { return u.PasswordHash == "" }
 
+// EndResetLink ends the person's outstanding password reset link, if any:
+// a password change, a reset, a new role or removal make every link handed
+// out before it void (docs/security.md). A pending invitation is the only
+// way in for a person who has no password yet, and stays.
+func (u *User) EndResetLink() {
+	if !u.Invited() {
+		u.InviteHash, u.InviteExpiresAt = "", time.Time{}
+	}
+}
+
 // Password length bounds: long enough to resist guessing, short enough that
 // hashing a request body cannot be used to burn CPU.
 const (

@@ -206,3 +206,114 @@ func TestNothingOfATranscriptShowsBeforeTranscribedAndDeletingThenRefundsNothing
 		t.Errorf("deleting a job whose audio went to recognition refunded %.3f s (%.3f → %.3f)", after-charged, charged, after)
 	}
 }
+
+// user adds a person with rigPassword to the rig's account and returns
+// their user ID.
+func (r *securityRig) user(t *testing.T, email, role string) string {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "pw-"+email)
+	if err := os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return runCLI(t, env(r.vars), "user", "create", "--account", r.account, "--email", email, "--password-file", pw, "--role", role)["userId"].(string)
+}
+
+// resetLink has the operator make a reset link for email and returns its
+// path on the rig.
+func (r *securityRig) resetLink(t *testing.T, email string) string {
+	t.Helper()
+	link, _ := runCLI(t, env(r.vars), "user", "reset-link", "--email", email)["resetLink"].(string)
+	u, err := url.Parse(link)
+	if err != nil || !strings.HasPrefix(u.Path, "/app/reset/") {
+		t.Fatalf("reset-link printed %q", link)
+	}
+	return u.Path
+}
+
+// post sends a form of a signed-in browser with the CSRF token of the page
+// at from.
+func (r *securityRig) post(t *testing.T, c *http.Client, from, to string, f url.Values) *http.Response {
+	t.Helper()
+	f.Set("_csrf", csrfOf(t, body(t, get(t, c, r.base+from))))
+	return postForm(t, c, r.base+to, f)
+}
+
+// TestResetLinksEndWithPasswordChangeRoleChangeAndRemoval hands out a reset
+// link, then has the person change their own password, be demoted, be
+// removed, or be given a newer link: each time the old link must be dead
+// (404), and it must not set a password or sign anyone in.
+func TestResetLinksEndWithPasswordChangeRoleChangeAndRemoval(t *testing.T) {
+	r := newSecurityRig(t, "60", nil)
+	owner := r.signIn(t, r.owner, rigPassword)
+	alive := func(path string) bool {
+		t.Helper()
+		res := get(t, browserless(t), r.base+path)
+		body(t, res)
+		return res.StatusCode == 200
+	}
+	spend := func(path string) *http.Response {
+		t.Helper()
+		c := browserless(t)
+		res := get(t, c, r.base+path)
+		page := body(t, res)
+		if res.StatusCode != 200 {
+			return res
+		}
+		return postForm(t, c, r.base+path, url.Values{"_csrf": {csrfOf(t, page)}, "password": {"the attacker's password"}})
+	}
+
+	// A password change by the person.
+	r.user(t, "changer@example.am", "member")
+	link := r.resetLink(t, "changer@example.am")
+	if !alive(link) {
+		t.Fatal("premise: a fresh reset link opens its page")
+	}
+	changer := r.signIn(t, "changer@example.am", rigPassword)
+	res := r.post(t, changer, "/app/password", "/app/password", url.Values{"current": {rigPassword}, "password": {"a brand new password"}})
+	body(t, res)
+	if res.StatusCode >= 400 {
+		t.Fatalf("premise: the password change answered %d", res.StatusCode)
+	}
+	r.signIn(t, "changer@example.am", "a brand new password")
+	if alive(link) {
+		t.Error("a reset link made before the person changed their password still opens")
+	}
+	if res := spend(link); res.Request.URL.Path == "/app/recordings" {
+		t.Error("a reset link made before a password change set a new password and signed its holder in")
+	}
+
+	// A demotion by an owner.
+	id := r.user(t, "second@example.am", "owner")
+	link = r.resetLink(t, "second@example.am")
+	res = r.post(t, owner, "/app/team", "/app/team/"+id+"/role", url.Values{"role": {"member"}})
+	body(t, res)
+	if res.StatusCode >= 400 {
+		t.Fatalf("premise: the demotion answered %d", res.StatusCode)
+	}
+	if alive(link) {
+		t.Error("a reset link made before the person was demoted still opens")
+	}
+
+	// A removal.
+	id = r.user(t, "leaver@example.am", "member")
+	link = r.resetLink(t, "leaver@example.am")
+	res = r.post(t, owner, "/app/team", "/app/team/"+id+"/remove", url.Values{})
+	body(t, res)
+	if alive(link) {
+		t.Error("a reset link of a removed person still opens")
+	}
+
+	// A newer link, and a reset through it.
+	r.user(t, "forgetful@example.am", "member")
+	first := r.resetLink(t, "forgetful@example.am")
+	second := r.resetLink(t, "forgetful@example.am")
+	if alive(first) {
+		t.Error("an older reset link still opens after a newer one was made")
+	}
+	if res := spend(second); res.Request.URL.Path != "/app/recordings" {
+		t.Fatalf("premise: the newest link resets the password; it ended at %s", res.Request.URL)
+	}
+	if alive(second) {
+		t.Error("a used reset link still opens")
+	}
+}
