@@ -83,6 +83,9 @@ func newSecurityRig(t *testing.T, seconds string, extra map[string]string) *secu
 	}
 	for k, v := range extra {
 		vars[k] = v
+		if v == "" {
+			delete(vars, k) // the default, e.g. no chat model
+		}
 	}
 	acct := runCLI(t, env(vars), "account", "create", "--name", "rig", "--plan", "business", "--seconds", seconds)
 	r := &securityRig{vars: vars, account: acct["accountId"].(string), key: acct["apiKey"].(string), owner: "owner@example.am", model: model}
@@ -315,5 +318,83 @@ func TestResetLinksEndWithPasswordChangeRoleChangeAndRemoval(t *testing.T) {
 	}
 	if alive(second) {
 		t.Error("a used reset link still opens")
+	}
+}
+
+// TestLogsHoldNoTokensSignaturesOrKeys runs the service at debug level
+// through invitations, reset links, signed uploads, API keys and a
+// receiver whose address carries a token, then greps the whole log for
+// each secret.
+func TestLogsHoldNoTokensSignaturesOrKeys(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LOG_LEVEL": "debug", "HYSCRIBE_LLM_URL": "", "HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true"})
+	// A receiver that is not listening: the error names its whole address.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	const receiverToken = "RECEIVERTOKEN0123456789"
+	runCLI(t, env(r.vars), "account", "update", "--account", r.account, "--webhook-url", dead+"/hook?token="+receiverToken, "--webhook-secret", "whsec_c2VjcmV0c2VjcmV0c2VjcmV0")
+	var secrets []string
+
+	invite := runCLI(t, env(r.vars), "user", "invite", "--account", r.account, "--email", "new@example.am")["inviteLink"].(string)
+	iu, _ := url.Parse(invite)
+	secrets = append(secrets, strings.TrimPrefix(iu.Path, "/app/invite/"))
+	c := browserless(t)
+	page := body(t, get(t, c, r.base+iu.Path))
+	res := postForm(t, c, r.base+iu.Path, url.Values{"_csrf": {csrfOf(t, page)}, "password": {"x"}}) // refused: too short
+	body(t, res)
+
+	reset := r.resetLink(t, r.owner)
+	secrets = append(secrets, strings.TrimPrefix(reset, "/app/reset/"))
+	body(t, get(t, browserless(t), r.base+reset))
+	body(t, get(t, browserless(t), r.base+reset+"?again=1"))
+
+	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ DocID, UploadURL string }
+	call(t, "POST", r.base+"/api/createTranscription", r.key, strings.NewReader(`{"type":"single_voice"}`), 200, &created)
+	uu, _ := url.Parse(created.UploadURL)
+	secrets = append(secrets, uu.Query().Get("signature"), r.key)
+	bad := *uu
+	q := uu.Query()
+	q.Set("signature", "BADSIGNATURE0123456789")
+	bad.RawQuery = q.Encode()
+	secrets = append(secrets, "BADSIGNATURE0123456789")
+	call(t, "PUT", bad.String(), "", strings.NewReader("x"), 403, nil)
+	call(t, "PUT", created.UploadURL, "", strings.NewReader(string(audio)), 200, nil)
+	req, _ := http.NewRequest("GET", r.base+"/api/getTranscription?docId="+created.DocID+"&apiKey="+r.key, nil)
+	req.Header.Set("Authorization", "Bearer hsk_WRONGKEY0123456789")
+	secrets = append(secrets, "WRONGKEY0123456789")
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+	}
+	// The job finishes and its event fails at the receiver.
+	waitFor(t, "the event's failed delivery", 30*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(r.logs)
+		return strings.Contains(string(b), `"webhook delivered"`), "no delivery to the receiver in the log yet:\n" + string(b)[max(0, len(b)-3000):]
+	})
+	secrets = append(secrets, receiverToken, "c2VjcmV0c2VjcmV0c2VjcmV0")
+
+	b, err := os.ReadFile(r.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	for _, want := range []string{"/app/invite/[redacted]", "/app/reset/[redacted]"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("premise: the log has a line about %s:\n%s", want, log)
+		}
+	}
+	for _, s := range secrets {
+		if s == "" {
+			t.Fatal("premise: every secret is known")
+		}
+		if i := strings.Index(log, s); i >= 0 {
+			t.Errorf("the log holds the secret %q: …%s…", s, log[max(0, i-200):min(len(log), i+100)])
+		}
 	}
 }
