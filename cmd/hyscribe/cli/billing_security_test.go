@@ -398,3 +398,43 @@ func TestLogsHoldNoTokensSignaturesOrKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestUpperCaseHTTPSPublicURLKeepsCookiesSecure starts the service with
+// HYSCRIBE_PUBLIC_URL=HTTPS://…: the scheme is case-insensitive, so the
+// cookies stay Secure and the session cookie keeps its __Host- prefix.
+func TestUpperCaseHTTPSPublicURLKeepsCookiesSecure(t *testing.T) {
+	r := newSecurityRig(t, "60", map[string]string{"HYSCRIBE_PUBLIC_URL": "HTTPS://Hyscribe.Example", "HYSCRIBE_LLM_URL": ""})
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res := get(t, c, r.base+"/app/signin")
+	page := body(t, res)
+	var csrf *http.Cookie
+	for _, ck := range res.Cookies() {
+		if ck.Name == "hyscribe_csrf" {
+			csrf = ck
+		}
+	}
+	if csrf == nil || !csrf.Secure {
+		t.Fatalf("the sign-in page's CSRF cookie is not Secure: %v", res.Header.Values("Set-Cookie"))
+	}
+	f := url.Values{"_csrf": {csrfOf(t, page)}, "email": {r.owner}, "password": {rigPassword}}
+	req, _ := http.NewRequest("POST", r.base+"/app/signin", strings.NewReader(f.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: csrf.Name, Value: csrf.Value})
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body(t, res)
+	var session *http.Cookie
+	for _, ck := range res.Cookies() {
+		if strings.HasSuffix(ck.Name, "hyscribe_session") {
+			session = ck
+		}
+	}
+	if session == nil {
+		t.Fatalf("premise: sign-in sets a session cookie; it answered %d %v", res.StatusCode, res.Header.Values("Set-Cookie"))
+	}
+	if session.Name != "__Host-hyscribe_session" || !session.Secure || session.Path != "/" {
+		t.Errorf("the session cookie under HTTPS://… is %q (Secure %v, Path %q), want __Host-hyscribe_session, Secure, Path /", session.Name, session.Secure, session.Path)
+	}
+}
