@@ -291,7 +291,9 @@ func (uc *People) Invitation(ctx context.Context, token string) (domain.User, er
 }
 
 // AcceptInvite sets the invited user's password and signs them in. The
-// token works once.
+// token works once. An invitation reserves nothing: when the address has
+// meanwhile a person of its own, it answers a zero SignedIn (no session)
+// and no error, as SignUp does for a taken address.
 func (uc *People) AcceptInvite(ctx context.Context, token, password string) (SignedIn, error) {
 	u, err := uc.Invitation(ctx, token)
 	if err != nil {
@@ -313,6 +315,12 @@ func (uc *People) AcceptInvite(ctx context.Context, token, password string) (Sig
 		u = *x
 		return nil
 	})
+	if errors.Is(err, domain.ErrConflict) {
+		// The address signed up (or accepted another account's invitation)
+		// since: answered like a sign-up with a taken address, with no
+		// session, so the link does not tell that it has an account.
+		return SignedIn{}, nil
+	}
 	if err != nil {
 		return SignedIn{}, fmt.Errorf("accept invitation: %w", err)
 	}

@@ -295,7 +295,7 @@ var messages = map[string][2]string{
 	"team.link.reset":          {"%s-ի գաղտնաբառի վերականգնման հղումը․", "Password reset link for %s:"},
 	"team.link.once":           {"Հղումը ցուցադրվում է միայն հիմա և գործում է մեկ անգամ։ Էլ. նամակ չի ուղարկվում։", "The link is shown only now and works once. No e-mail is sent."},
 	"team.err.last_owner":      {"Հաշիվը պետք է ունենա գոնե մեկ սեփականատեր․ նախ ուրիշին դարձրեք սեփականատեր։", "An account needs at least one owner: make someone else an owner first."},
-	"team.err.email_taken":     {"Այս էլ. հասցեով օգտատեր արդեն կա։", "There is already a user with this email."},
+	"team.err.email_taken":     {"Այս էլ. հասցեն արդեն այս թիմում է։", "This email is already in this team."},
 	"team.err.invalid_email":   {"Սա էլ. փոստի հասցե չէ։", "That is not an email address."},
 	"team.err.invalid_role":    {"Անհայտ դեր։", "Unknown role."},
 	"pw.title":                 {"Փոխել գաղտնաբառը", "Change password"},

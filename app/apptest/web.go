@@ -145,7 +145,9 @@ func (s *Store) uniqueTaken(u domain.User) error {
 		if e.ID == u.ID {
 			continue
 		}
-		if e.Email == u.Email {
+		// As migration 11: a signed-up person holds the address everywhere;
+		// invitations hold it only within their account.
+		if e.Email == u.Email && (e.AccountID == u.AccountID || (!e.Invited() && !u.Invited())) {
 			return fmt.Errorf("email %s: %w", u.Email, domain.ErrConflict)
 		}
 		if u.InviteHash != "" && e.InviteHash == u.InviteHash {
@@ -169,11 +171,20 @@ func (s *Store) FindUser(_ context.Context, by ports.UserKey) (domain.User, erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var found *domain.User
 	for _, u := range s.users {
 		if (by.ID != "" && u.ID == by.ID) || (by.Email != "" && u.Email == by.Email) ||
 			(by.InviteHash != "" && u.InviteHash == by.InviteHash) {
-			return u, nil
+			// By email, as the SQL stores: the signed-up person first, then
+			// the newest invitation.
+			if found == nil || (found.Invited() && !u.Invited()) ||
+				(found.Invited() == u.Invited() && u.CreatedAt.After(found.CreatedAt)) {
+				found = &u
+			}
 		}
+	}
+	if found != nil {
+		return *found, nil
 	}
 	return domain.User{}, fmt.Errorf("apptest.FindUser: %w", domain.ErrNotFound)
 }

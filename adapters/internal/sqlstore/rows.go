@@ -388,10 +388,16 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 		return "", "", "", err
 	}
 	query = Select("users", UserCols) + " WHERE " + column + " = " + d.Param(1)
-	if column == "invite_hash" {
+	switch column {
+	case "invite_hash":
 		// Restates what UserColumn ensures (the value is not ''), so that
 		// the partial index users_invite applies.
 		query += " AND invite_hash <> ''"
+	case "email":
+		// Invitations reserve no address (migration 11): an address may
+		// have a signed-up person and invitations in other accounts. The
+		// person comes first, then the newest invitation.
+		query += " ORDER BY (password_hash = '') ASC, created_at DESC, id LIMIT 1"
 	}
 	return query, column, value, nil
 }

@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -436,5 +438,68 @@ func TestUpperCaseHTTPSPublicURLKeepsCookiesSecure(t *testing.T) {
 	}
 	if session.Name != "__Host-hyscribe_session" || !session.Secure || session.Path != "/" {
 		t.Errorf("the session cookie under HTTPS://… is %q (Secure %v, Path %q), want __Host-hyscribe_session, Secure, Path /", session.Name, session.Secure, session.Path)
+	}
+}
+
+var inviteLinkRe = regexp.MustCompile(`https?://[^"<\s]+/app/invite/[A-Za-z0-9_-]+`)
+
+// TestInvitationsTellNothingReserveNothingAndAreLimited invites an address
+// that has an account in another organisation and one that has none: both
+// answers are a link, alike. The invited address can still sign up (and
+// is signed in); the invitation then cannot take it. An account's
+// invitations are limited a minute.
+func TestInvitationsTellNothingReserveNothingAndAreLimited(t *testing.T) {
+	r := newSecurityRig(t, "60", map[string]string{"HYSCRIBE_LLM_URL": ""})
+	other := runCLI(t, env(r.vars), "account", "create", "--name", "elsewhere", "--plan", "free", "--seconds", "0")["accountId"].(string)
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600)
+	runCLI(t, env(r.vars), "user", "create", "--account", other, "--email", "taken@example.am", "--password-file", pw, "--role", "owner")
+
+	owner := r.signIn(t, r.owner, rigPassword)
+	invite := func(email string) (int, string, string) {
+		t.Helper()
+		res := r.post(t, owner, "/app/team", "/app/team/invite", url.Values{"email": {email}, "role": {"member"}})
+		page := body(t, res)
+		link := inviteLinkRe.FindString(page)
+		shape := strings.ReplaceAll(strings.ReplaceAll(page, link, "LINK"), email, "EMAIL")
+		return res.StatusCode, link, shape
+	}
+	takenCode, takenLink, _ := invite("taken@example.am")
+	freeCode, freeLink, _ := invite("free@example.am")
+	if takenCode != freeCode || (takenLink == "") != (freeLink == "") {
+		t.Fatalf("an address with an account elsewhere answers %d (link %v), an unknown one %d (link %v)", takenCode, takenLink != "", freeCode, freeLink != "")
+	}
+	if freeCode != 200 || freeLink == "" {
+		t.Fatalf("premise: an unknown address is invited with a link; %d", freeCode)
+	}
+
+	// The invited address signs up on its own and is signed in.
+	c := browserless(t)
+	page := body(t, get(t, c, r.base+"/app/signup"))
+	res := postForm(t, c, r.base+"/app/signup", url.Values{"_csrf": {csrfOf(t, page)}, "org": {"Free Org"}, "email": {"free@example.am"}, "password": {"free person's password"}})
+	body(t, res)
+	if res.Request.URL.Path != "/app/settings" {
+		t.Fatalf("the invited address could not sign up: ended at %s (%d)", res.Request.URL, res.StatusCode)
+	}
+	// Its invitation no longer takes the address, and says nothing more
+	// than a sign-up with a taken address does.
+	lu, _ := url.Parse(freeLink)
+	inv := browserless(t)
+	ipage := body(t, get(t, inv, r.base+lu.Path))
+	res = postForm(t, inv, r.base+lu.Path, url.Values{"_csrf": {csrfOf(t, ipage)}, "password": {"the inviter's password"}})
+	if b := body(t, res); res.StatusCode != 200 || strings.Contains(b, `id="history"`) {
+		t.Errorf("accepting an invitation of an address that signed up meanwhile: %d at %s, signed in %v", res.StatusCode, res.Request.URL, strings.Contains(b, `id="history"`))
+	}
+	r.signIn(t, "free@example.am", "free person's password")
+
+	// At most app.InvitesPerAccount (10) a minute; two were made. The
+	// minute may turn during the burst, so up to twice the limit is tried.
+	limited := false
+	for i := 0; i < 20 && !limited; i++ {
+		code, _, _ := invite(fmt.Sprintf("p%d@example.am", i))
+		limited = code == http.StatusTooManyRequests
+	}
+	if !limited {
+		t.Error("20 invitations in a row were never refused with 429")
 	}
 }
