@@ -2,7 +2,9 @@ package analysis_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
 	"github.com/hyscribe/hyscribe/domain"
@@ -133,5 +135,60 @@ func BenchmarkAnalyze(b *testing.B) {
 		if _, err := analysis.New().Analyze(context.Background(), in, qs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// bigInput is a transcript of n passages of ten words each.
+func bigInput(n int) ports.AnalysisInput {
+	segs := make([]domain.Segment, n)
+	for i := range segs {
+		segs[i] = domain.Segment{Start: float64(i), End: float64(i) + 1, Text: "բարև ձեզ ես զանգում եմ պատվերի մասին խնդրում եմ ասել"}
+	}
+	return ports.AnalysisInput{Type: domain.TypeSingleVoice, Segments: segs}
+}
+
+func TestAnalysisStopsInsideAQuestionWhenCancelled(t *testing.T) {
+	// One question whose phrases take far longer than the deadline to
+	// match against every passage: only a look at the context inside the
+	// question stops it in time.
+	q := domain.Question{ID: "q1", Text: "big"}
+	for i := 0; i < 2000; i++ {
+		q.Expect = append(q.Expect, "պատվերի մասին խնդրում")
+	}
+	in := bigInput(20000)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := analysis.New().Analyze(ctx, in, []domain.Question{q})
+	if took := time.Since(start); err == nil || took > time.Second {
+		t.Fatalf("a cancelled analysis returned %v after %s; want the context's error within a second", err, took)
+	}
+}
+
+func TestAnalysisWorkIsBounded(t *testing.T) {
+	// 10,000 words: a question of 20 phrases costs 200,000 comparisons.
+	in := bigInput(1000)
+	var qs []domain.Question
+	per := 20 * 10000
+	n := analysis.MaxComparisons/per + 3
+	for i := 0; i < n; i++ {
+		q := domain.Question{ID: "q" + strconv.Itoa(i), Text: "q"}
+		for k := 0; k < 20; k++ {
+			q.Expect = append(q.Expect, "ոչ մի նման բան")
+		}
+		qs = append(qs, q)
+	}
+	res, err := analysis.New().Analyze(context.Background(), in, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for _, r := range res {
+		if r.Answer == domain.AnswerNo {
+			answered++
+		}
+	}
+	if want := analysis.MaxComparisons / per; answered != want || len(res) != n {
+		t.Fatalf("%d of %d questions answered, want %d within the budget and the rest unclear", answered, n, want)
 	}
 }

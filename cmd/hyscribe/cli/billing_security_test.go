@@ -503,3 +503,65 @@ func TestInvitationsTellNothingReserveNothingAndAreLimited(t *testing.T) {
 		t.Error("20 invitations in a row were never refused with 429")
 	}
 }
+
+// transcribed creates a job from the speech sample and polls it to the end.
+func (r *securityRig) transcribed(t *testing.T) string {
+	t.Helper()
+	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := strings.TrimPrefix(r.base, "http://")
+	doc := createAndUpload(t, api, r.key, "single_voice", audio)
+	waitFor(t, "the job transcribed", 30*time.Second, func() (bool, string) {
+		p := poll(t, api, r.key, doc)
+		return p.body["status"] == "transcribed", p.raw
+	})
+	return doc
+}
+
+// TestChecklistsAreBoundedAndPreviewIsLimited sends the red team's Preview
+// (62,000 one-letter phrases in a 242 KiB form): it is refused at once
+// with an error naming the bound. Previews are limited a minute per
+// person.
+func TestChecklistsAreBoundedAndPreviewIsLimited(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": ""})
+	doc := r.transcribed(t)
+	owner := r.signIn(t, r.owner, rigPassword)
+	preview := func(phrases string) (*http.Response, string) {
+		t.Helper()
+		res := r.post(t, owner, "/app/checklists/new", "/app/checklists", url.Values{"name": {"QA"}, "q_id": {"q1"}, "q_text": {"Greets?"},
+			"q_expect": {phrases}, "preview_doc": {doc}, "action": {"preview"}})
+		return res, body(t, res)
+	}
+	res, page := preview("բարև ձեզ")
+	if res.StatusCode != 200 || !strings.Contains(page, "q1") {
+		t.Fatalf("premise: a small Preview answers 200: %d", res.StatusCode)
+	}
+	letters := make([]string, 62000)
+	for i := range letters {
+		letters[i] = string(rune('a' + i%26))
+	}
+	start := time.Now()
+	res, page = preview(strings.Join(letters, ","))
+	if took := time.Since(start); res.StatusCode != 400 || !strings.Contains(page, "at most 20") || took > 2*time.Second {
+		t.Errorf("a Preview of 62,000 phrases answered %d in %s; want 400 naming the bound of 20 phrases at once", res.StatusCode, took)
+	}
+	// The same bound holds for the operator's checklist files.
+	f := filepath.Join(t.TempDir(), "cl.json")
+	os.WriteFile(f, []byte(`{"name":"QA","questions":[{"id":"q1","text":"t","expect":["`+strings.Join(letters[:21], `","`)+`"]}]}`), 0o600)
+	var out, errb strings.Builder
+	if err := cli.Run(context.Background(), []string{"checklist", "create", "--account", r.account, "--file", f}, env(r.vars), &out, &errb); err == nil || !strings.Contains(err.Error(), "at most 20") {
+		t.Errorf("checklist create with 21 phrases in a question: %v", err)
+	}
+
+	// At most app.PreviewsPerPerson (20) a minute; two were made.
+	limited := false
+	for i := 0; i < 40 && !limited; i++ {
+		res, _ := preview("բարև")
+		limited = res.StatusCode == http.StatusTooManyRequests
+	}
+	if !limited {
+		t.Error("40 Previews in a row were never refused with 429")
+	}
+}
