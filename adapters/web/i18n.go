@@ -261,6 +261,7 @@ var messages = map[string][2]string{
 	"up.err.invalid_metadata":  {"Մետատվյալները պետք է լինեն «բանալի = արժեք» տողեր կամ JSON օբյեկտ։", "Metadata must be “key = value” lines or a JSON object."},
 	"up.err.unknown_checklist": {"Այս ստուգաթերթը չկա կամ արխիվացված է։", "That checklist does not exist or is archived."},
 	"up.err.plan":              {"Ձայնագրություններ ուղարկելու համար անհրաժեշտ է Business փաթեթ։ Դիմեք ծառայության օպերատորին։", "Sending recordings needs the Business plan. Ask the service's operator."},
+	"up.err.waiting":           {"Հաշվում արդեն %d ձայնագրություն է սպասում իր ֆայլին։ Վերբեռնեք դրանք կամ սպասեք, որ ժամկետը լրանա (1 ժամ)։", "At most %d recordings may wait for their file at once. Upload them, or wait until they expire (1 hour)."},
 	"use.title":                {"Օգտագործում", "Usage"},
 	"use.used":                 {"Օգտագործված վերջին %d օրում", "Used in the last %d days"},
 	"use.jobs":                 {"%d աշխատանք", "%d jobs"},

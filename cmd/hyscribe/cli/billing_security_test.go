@@ -2,13 +2,16 @@ package cli_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // heldModel is a chat model that holds every request until released, so a
@@ -563,5 +567,51 @@ func TestChecklistsAreBoundedAndPreviewIsLimited(t *testing.T) {
 	}
 	if !limited {
 		t.Error("40 Previews in a row were never refused with 429")
+	}
+}
+
+// TestUploadFormIsLimitedLikeTheAPI posts the web application's upload form
+// faster than the API's create limit (HYSCRIBE_CREATE_RATE_LIMIT) allows:
+// the form meets the same limit.
+func TestUploadFormIsLimitedLikeTheAPI(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_CREATE_RATE_LIMIT": "5"})
+	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := r.signIn(t, r.owner, rigPassword)
+	form := url.Values{"type": {"single_voice"}, "size": {fmt.Sprint(len(audio))}, "head": {base64.StdEncoding.EncodeToString(audio)}}
+	var codes []int
+	for i := 0; i < 12; i++ {
+		res := r.post(t, owner, "/app/settings", "/app/recordings/new", url.Values(maps.Clone(form)))
+		b := body(t, res)
+		if i == 0 && res.StatusCode != 200 {
+			t.Fatalf("premise: the form creates a job: %d %s", res.StatusCode, b)
+		}
+		codes = append(codes, res.StatusCode)
+	}
+	if !slices.Contains(codes, http.StatusTooManyRequests) {
+		t.Errorf("12 form posts under a create limit of 5 a minute answered %v, never 429", codes)
+	}
+}
+
+// TestWaitingJobsAreCapped creates domain.MaxWaitingUploads jobs and no
+// upload through the API: the next one is refused, by the API and by the
+// upload form alike.
+func TestWaitingJobsAreCapped(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_CREATE_RATE_LIMIT": "100000"})
+	for i := 0; i < domain.MaxWaitingUploads; i++ {
+		call(t, "POST", r.base+"/api/createTranscription", r.key, strings.NewReader(`{"type":"single_voice"}`), 200, nil)
+	}
+	var refused struct{ Error, Code string }
+	call(t, "POST", r.base+"/api/createTranscription", r.key, strings.NewReader(`{"type":"single_voice"}`), http.StatusConflict, &refused)
+	if !strings.Contains(refused.Error, "at most 1000") {
+		t.Errorf("the refusal says %q", refused.Error)
+	}
+	owner := r.signIn(t, r.owner, rigPassword)
+	audio, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	res := r.post(t, owner, "/app/settings", "/app/recordings/new", url.Values{"type": {"single_voice"}, "size": {fmt.Sprint(len(audio))}, "head": {base64.StdEncoding.EncodeToString(audio)}})
+	if b := body(t, res); res.StatusCode != http.StatusConflict || !strings.Contains(b, "1000") {
+		t.Errorf("the upload form past the cap answered %d %s", res.StatusCode, b)
 	}
 }

@@ -309,7 +309,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	provision.Revoked = auth.Forget // a key revoked here stops working here at once
 	// The scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is https.
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(strings.ToLower(s.publicURL), "https://"))
-	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
+	return web.New(web.Config{SecureCookies: secure, CreateLimit: cfg.CreateRateLimit, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
 		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
 		People:     people,
 		Provision:  provision,

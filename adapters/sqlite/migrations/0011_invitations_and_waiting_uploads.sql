@@ -21,3 +21,7 @@ CREATE INDEX users_account ON users (account_id);
 CREATE UNIQUE INDEX users_invite ON users (invite_hash) WHERE invite_hash <> '';
 CREATE UNIQUE INDEX users_email_signed_up ON users (email) WHERE password_hash <> '';
 CREATE UNIQUE INDEX users_account_email ON users (account_id, email);
+
+-- Creating a job counts the account's jobs waiting for their upload
+-- (domain.MaxWaitingUploads): this index holds only those.
+CREATE INDEX jobs_account_uploading ON jobs (account_id, created_at) WHERE status = 'uploading';

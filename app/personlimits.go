@@ -16,3 +16,13 @@ const (
 func (uc *People) AllowPreview(ctx context.Context, userID string) error {
 	return uc.limit.Allow(ctx, scopePreview, userID, PreviewsPerPerson)
 }
+
+const scopeWebCreate = "create-user"
+
+// AllowCreate counts one job created by the person from the web
+// application's upload form: domain.ErrRateLimited past limit this minute,
+// the API's createTranscription limit per key (DESIGN §2), so the form is
+// no way around it.
+func (uc *People) AllowCreate(ctx context.Context, userID string, limit int) error {
+	return uc.limit.Allow(ctx, scopeWebCreate, userID, limit)
+}
