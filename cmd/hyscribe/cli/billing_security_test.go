@@ -615,3 +615,36 @@ func TestWaitingJobsAreCapped(t *testing.T) {
 		t.Errorf("the upload form past the cap answered %d %s", res.StatusCode, b)
 	}
 }
+
+// browserFrom is a browser whose connections leave from the loopback
+// address local (127.0.0.2: another client to the service).
+func browserFrom(t *testing.T, local string) *http.Client {
+	c := browserless(t)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	c.Transport = &http.Transport{DialContext: d.DialContext}
+	return c
+}
+
+// TestFailedSignInsCannotLockAKnownAddressOut has a client fail to sign in
+// as the owner until it is refused; the owner, from their own address,
+// still signs in at once.
+func TestFailedSignInsCannotLockAKnownAddressOut(t *testing.T) {
+	r := newSecurityRig(t, "60", map[string]string{"HYSCRIBE_LLM_URL": ""})
+	attacker := browserFrom(t, "127.0.0.2")
+	page := body(t, get(t, attacker, r.base+"/app/signin"))
+	csrf := csrfOf(t, page)
+	// At most app.SignInPerEmail (10) a minute per client and e-mail; the
+	// minute may turn during the burst, so up to twice that are tried.
+	limited := false
+	var codes []int
+	for i := 0; i < 21 && !limited; i++ {
+		res := postForm(t, attacker, r.base+"/app/signin", url.Values{"_csrf": {csrf}, "email": {r.owner}, "password": {"a wrong guess, again"}})
+		body(t, res)
+		codes = append(codes, res.StatusCode)
+		limited = res.StatusCode == http.StatusTooManyRequests
+	}
+	if !limited {
+		t.Fatalf("premise: failed sign-ins from one client are refused with 429; answers %v", codes)
+	}
+	r.signIn(t, r.owner, rigPassword) // from 127.0.0.1
+}
