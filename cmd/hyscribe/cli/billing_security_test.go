@@ -648,3 +648,49 @@ func TestFailedSignInsCannotLockAKnownAddressOut(t *testing.T) {
 	}
 	r.signIn(t, r.owner, rigPassword) // from 127.0.0.1
 }
+
+// TestMembersDoNotSeeReceiverTokens sets receiver addresses that carry
+// tokens in their query (a user part is refused), delivers an event to one, and looks
+// at the settings and the recording's page as a member: no token shows;
+// the owner sees the addresses whole.
+func TestMembersDoNotSeeReceiverTokens(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true"})
+	got := make(chan struct{}, 4)
+	recv := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+	}))
+	const hookToken, analysisToken = "HOOKTOKEN123", "ANALYSISTOKEN789"
+	hook := recv + "/hook?token=" + hookToken
+	runCLI(t, env(r.vars), "account", "update", "--account", r.account, "--webhook-url", hook,
+		"--analysis-webhook-url", recv+"/analysis?key="+analysisToken)
+	doc := r.transcribed(t)
+	select {
+	case <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("premise: the receiver got the transcript_ready event")
+	}
+	r.user(t, "reader@example.am", "member")
+	member := r.signIn(t, "reader@example.am", rigPassword)
+	owner := r.signIn(t, r.owner, rigPassword)
+	waitFor(t, "the delivery on the recording's page", 10*time.Second, func() (bool, string) {
+		p := body(t, get(t, owner, r.base+"/app/recordings/"+doc))
+		return strings.Contains(p, "/hook?token="), "no delivery listed yet"
+	})
+	for _, path := range []string{"/app/settings", "/app/recordings/" + doc} {
+		page := body(t, get(t, member, r.base+path))
+		if !strings.Contains(page, "/hook?token=") && !strings.Contains(page, "/analysis?key=") {
+			t.Errorf("premise: the member sees the receiver's address on %s", path)
+		}
+		for _, secret := range []string{hookToken, analysisToken} {
+			if strings.Contains(page, secret) {
+				t.Errorf("a member sees %s on %s", secret, path)
+			}
+		}
+	}
+	if page := body(t, get(t, owner, r.base+"/app/settings")); !strings.Contains(page, hookToken) || !strings.Contains(page, analysisToken) {
+		t.Error("the owner no longer sees the receiver addresses whole")
+	}
+}
