@@ -180,7 +180,7 @@ func (uc *People) startSession(ctx context.Context, u domain.User) (SignedIn, er
 	token, csrf := randomToken(), randomToken()
 	now := uc.clock.Now()
 	s := domain.Session{ID: domain.HashToken(token), UserID: u.ID, AccountID: u.AccountID, CSRF: csrf,
-		CreatedAt: now, ExpiresAt: now.Add(domain.SessionLifetime)}
+		CreatedAt: now, ExpiresAt: domain.NewSessionEnd(now)}
 	if err := uc.sessions.CreateSession(ctx, s); err != nil {
 		return SignedIn{}, fmt.Errorf("start session: %w", err)
 	}
@@ -207,9 +207,15 @@ func (uc *People) Resolve(ctx context.Context, token string) (Visitor, error) {
 	if err != nil {
 		return Visitor{}, fmt.Errorf("session: %w", err)
 	}
-	if !s.Active(uc.clock.Now()) {
+	now := uc.clock.Now()
+	if !s.Active(now) {
 		_ = uc.sessions.DeleteSession(ctx, s.ID)
 		return Visitor{}, unauthorized("your session has ended; sign in again")
+	}
+	if s.Extend(now) { // used: it lasts SessionIdle from now
+		if err := uc.sessions.ExtendSession(ctx, s.ID, s.ExpiresAt); err != nil {
+			return Visitor{}, fmt.Errorf("session: %w", err)
+		}
 	}
 	u, err := uc.users.FindUser(ctx, ports.UserKey{ID: s.UserID})
 	if errors.Is(err, domain.ErrNotFound) {

@@ -59,8 +59,35 @@ const (
 // InviteLifetime is how long an invitation link may be used.
 const InviteLifetime = 7 * 24 * time.Hour
 
-// SessionLifetime is how long a sign-in lasts.
+// SessionLifetime is how long a sign-in lasts at most, however busy.
 const SessionLifetime = 7 * 24 * time.Hour
+
+// SessionIdle is how long a sign-in lasts unused (docs/security.md): each
+// use moves its end to SessionIdle later, up to SessionLifetime after the
+// sign-in. SessionRefresh is how much the end must move before the store
+// is written, so a busy session costs one write per SessionRefresh.
+const (
+	SessionIdle    = 12 * time.Hour
+	SessionRefresh = 10 * time.Minute
+)
+
+// NewSessionEnd is when a session begun at created ends if not used.
+func NewSessionEnd(created time.Time) time.Time { return created.Add(SessionIdle) }
+
+// Extend moves the end of a session used at now to SessionIdle later, never
+// past SessionLifetime after it began; it reports whether the end moved by
+// SessionRefresh or more (and must be saved).
+func (s *Session) Extend(now time.Time) bool {
+	end := now.Add(SessionIdle)
+	if limit := s.CreatedAt.Add(SessionLifetime); end.After(limit) {
+		end = limit
+	}
+	if end.Sub(s.ExpiresAt) < SessionRefresh {
+		return false
+	}
+	s.ExpiresAt = end
+	return true
+}
 
 // NormalizeEmail validates an address and returns its stored form.
 func NormalizeEmail(raw string) (string, error) {

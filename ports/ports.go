@@ -250,6 +250,9 @@ type SessionStore interface {
 	GetSession(ctx context.Context, id string) (domain.Session, error)
 	// DeleteSession removes one session; deleting an absent one succeeds.
 	DeleteSession(ctx context.Context, id string) error
+	// ExtendSession sets the end of the session with that ID (a session
+	// used again, domain.Session.Extend); an absent one is no error.
+	ExtendSession(ctx context.Context, id string, expiresAt time.Time) error
 	// DeleteExpiredSessions removes sessions that expired at or before now
 	// and returns how many.
 	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)

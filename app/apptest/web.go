@@ -241,6 +241,17 @@ func (s *Store) DeleteSession(_ context.Context, id string) error {
 	return nil
 }
 
+// ExtendSession sets a session's end; an absent one is no error.
+func (s *Store) ExtendSession(_ context.Context, id string, expiresAt time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.sessions[id]; ok {
+		sess.ExpiresAt = expiresAt
+		s.sessions[id] = sess
+	}
+	return nil
+}
+
 // DeleteExpiredSessions removes sessions that expired at or before now.
 func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, error) {
 	s.mu.Lock()

@@ -236,6 +236,18 @@ var sessionTests = []subtest{
 		_, err = s.GetSession(ctxOf(t), domain.HashToken("never"))
 		wantErr(t, err, domain.ErrNotFound, "GetSession of an unknown ID")
 	}},
+	{"Extend", func(t *testing.T, s Stores) {
+		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
+		sess := sampleSession("tok-1", "u-1", a.ID, t0.Add(domain.SessionIdle))
+		other := sampleSession("tok-2", "u-1", a.ID, t0.Add(domain.SessionIdle))
+		noErr(t, s.CreateSession(ctxOf(t), sess))
+		noErr(t, s.CreateSession(ctxOf(t), other))
+		sess.ExpiresAt = t0.Add(domain.SessionIdle + 3*time.Hour)
+		noErr(t, s.ExtendSession(ctxOf(t), sess.ID, sess.ExpiresAt))
+		wantSession(t, must(s.GetSession(ctxOf(t), sess.ID)), sess)
+		wantSession(t, must(s.GetSession(ctxOf(t), other.ID)), other)
+		noErr(t, s.ExtendSession(ctxOf(t), domain.HashToken("never"), t0))
+	}},
 	{"DeleteExpired", func(t *testing.T, s Stores) {
 		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
 		past := sampleSession("past", "u-1", a.ID, t0.Add(-time.Hour))
