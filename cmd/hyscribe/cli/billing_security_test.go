@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -692,5 +693,37 @@ func TestMembersDoNotSeeReceiverTokens(t *testing.T) {
 	}
 	if page := body(t, get(t, owner, r.base+"/app/settings")); !strings.Contains(page, hookToken) || !strings.Contains(page, analysisToken) {
 		t.Error("the owner no longer sees the receiver addresses whole")
+	}
+}
+
+// TestForgedGaplessFieldsDoNotShrinkTheCharge uploads a LAME file whose
+// tag claims 4,095 samples of encoder delay and of padding (the 12-bit
+// maximum; LAME wrote 576 and 756): the charge is the whole decode, not
+// 0.37 s less.
+func TestForgedGaplessFieldsDoNotShrinkTheCharge(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": ""})
+	b, err := os.ReadFile("../../../testdata/audio/call-stereo-22k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := max(bytes.Index(b, []byte("Info")), bytes.Index(b, []byte("Xing")))
+	at := bytes.Index(b[max(info, 0):], []byte("LAME")) + info
+	if info < 0 || at < info || at > info+200 {
+		t.Fatal("premise: the file's first frame has a LAME tag")
+	}
+	b[at+21], b[at+22], b[at+23] = 0xff, 0xff, 0xff // delay 4095, padding 4095
+	api := strings.TrimPrefix(r.base, "http://")
+	doc := createAndUpload(t, api, r.key, "phone_call", b)
+	var p pollAnswer
+	waitFor(t, "the job transcribed", 30*time.Second, func() (bool, string) {
+		p = poll(t, api, r.key, doc)
+		return p.body["status"] == "transcribed", p.raw
+	})
+	const whole = 6.0604 // 232 frames of 576 samples at 22,050 Hz; 6.0 s after LAME's own trim
+	if d, _ := p.body["duration"].(float64); d < whole {
+		t.Errorf("a forged gapless tag is charged %.4f s, want the whole decode %.4f s", d, whole)
+	}
+	if left := r.secondsRemaining(t); left > 600-whole+0.001 {
+		t.Errorf("%.4f s remain after a %.4f s recording", left, whole)
 	}
 }
