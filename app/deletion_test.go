@@ -63,8 +63,8 @@ func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 	if w.blobs.Len() != 0 {
 		t.Fatal("the deleted job's audio is still stored")
 	}
-	if got := w.balance(p); got != 60000 {
-		t.Fatalf("balance %d ms; the 12.5 s reserved for the deleted job must come back", got)
+	if got := w.balance(p); got != 47500 {
+		t.Fatalf("balance %d ms; the 12.5 s of the deleted job went to the speech engine and stay spent (47500 ms)", got)
 	}
 	last := events[len(events)-1]
 	if last.Topic != domain.TopicJobDeleted || last.Type != "job.deleted" {

@@ -31,6 +31,7 @@ type CreateJob struct {
 type jobCreator interface {
 	ports.JobStore
 	ports.IdempotencyStore
+	ports.JobLister // counts the account's jobs waiting for their upload
 }
 
 // NewCreateJob builds the use case; uploadTTL is the upload window (spec: 1 hour).
@@ -68,6 +69,13 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 // The address is signed before the job is saved: a job is never saved
 // without the answer its creator gets.
 func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateRequest) (domain.Job, []domain.Event, string, error) {
+	_, waiting, err := uc.jobs.ListJobs(ctx, ports.JobQuery{Account: p.Account.ID, Status: domain.StatusUploading, Limit: 1})
+	if err != nil {
+		return domain.Job{}, nil, "", fmt.Errorf("create job: %w", err)
+	}
+	if err := domain.CheckWaitingUploads(waiting); err != nil {
+		return domain.Job{}, nil, "", err
+	}
 	if req.ChecklistID != "" {
 		if !domain.PlausibleID(req.ChecklistID) {
 			return domain.Job{}, nil, "", domain.ErrUnknownChecklist(req.ChecklistID)

@@ -65,6 +65,11 @@ func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q p
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history: %w", err)
 	}
+	for i := range jobs {
+		if jobs[i].Status != domain.StatusTranscribed { // domain.Job.TranscriptShown
+			jobs[i].Title, jobs[i].Excerpt = "", ""
+		}
+	}
 	var docs []domain.DocID
 	for _, j := range jobs {
 		if j.ChecklistID != "" {
@@ -147,8 +152,12 @@ func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, do
 	return out, nil
 }
 
+// job returns one of the account's jobs as people may see it
+// (domain.Job.Shown): nothing of a transcript before it is transcribed,
+// on any page, preview or export.
 func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
-	return ownedJob(ctx, uc.jobs, account, string(doc))
+	j, err := ownedJob(ctx, uc.jobs, account, string(doc))
+	return j.Shown(), err
 }
 
 // Audio opens the recording's uploaded MP3 and returns its size. It is

@@ -39,11 +39,26 @@ func (uc *Team) Members(ctx context.Context, account domain.AccountID) ([]domain
 	return us, nil
 }
 
+// InvitesPerAccount is how many invitations an account may make a minute
+// (docs/security.md): anyone may sign up and invite.
+const (
+	InvitesPerAccount = 10
+	scopeInvite       = "invite-account"
+)
+
 // Invite adds a person to the account and returns the invitation token.
+// An invitation reserves no address, and an address with a person in
+// another account is invited exactly like an unknown one: the answer never
+// tells whether an address has an account. Only an address already in
+// this account is refused. Too many invitations a minute are
+// domain.ErrRateLimited.
 func (uc *Team) Invite(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
+	if err := uc.people.limit.Allow(ctx, scopeInvite, string(account), InvitesPerAccount); err != nil {
+		return domain.User{}, "", err
+	}
 	u, token, err := uc.people.Invite(ctx, account, email, role)
 	if errors.Is(err, domain.ErrConflict) {
-		return domain.User{}, "", domain.Invalid("email_taken", "%s already has a user", strings.ToLower(strings.TrimSpace(email)))
+		return domain.User{}, "", domain.Invalid("email_taken", "%s is already in this team", strings.ToLower(strings.TrimSpace(email)))
 	}
 	return u, token, err
 }
@@ -67,6 +82,9 @@ func (uc *Team) SetRole(ctx context.Context, account domain.AccountID, userID st
 		}
 	}
 	return uc.people.users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
+		if x.Role != role {
+			x.EndResetLink()
+		}
 		x.Role = role
 		return nil
 	})
@@ -84,6 +102,7 @@ func (uc *Team) Remove(ctx context.Context, account domain.AccountID, userID str
 			return err
 		}
 	}
+	// The row goes, and with it any reset link of the person.
 	return uc.team.DeleteUser(ctx, account, userID)
 }
 
@@ -98,6 +117,20 @@ func (uc *Team) member(ctx context.Context, account domain.AccountID, userID str
 		err = domain.ErrNotFound
 	}
 	return u, err
+}
+
+// memberByEmail returns the account's user with that (normalised) email.
+func (uc *Team) memberByEmail(ctx context.Context, account domain.AccountID, email string) (domain.User, error) {
+	us, err := uc.team.ListUsers(ctx, account)
+	if err != nil {
+		return domain.User{}, fmt.Errorf("team: %w", err)
+	}
+	for _, u := range us {
+		if u.Email == email {
+			return u, nil
+		}
+	}
+	return domain.User{}, domain.ErrNotFound
 }
 
 func (uc *Team) anotherOwner(ctx context.Context, account domain.AccountID, userID string) error {
@@ -138,7 +171,8 @@ func (uc *Team) ChangePassword(ctx context.Context, v Visitor, current, next str
 var errWrongPassword = domain.Invalid("wrong_password", "the current password is wrong")
 
 // setPassword hashes and saves a new password; a non-empty resetHash must
-// still be the user's pending link (so a link works once), and is spent.
+// still be the user's pending link (so a link works once). Any reset link
+// of the person ends with the change (domain.User.EndResetLink).
 func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash string) error {
 	if err := domain.ValidatePassword(password); err != nil {
 		return err
@@ -153,9 +187,9 @@ func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash str
 			if x.InviteHash != resetHash || !now.Before(x.InviteExpiresAt) {
 				return domain.ErrNotFound // used or expired meanwhile
 			}
-			x.InviteHash, x.InviteExpiresAt = "", time.Time{}
 		}
 		x.PasswordHash = hash
+		x.EndResetLink()
 		return nil
 	})
 }
@@ -172,7 +206,8 @@ func (uc *Team) ResetLink(ctx context.Context, account domain.AccountID, email s
 	}
 	u, err = uc.people.users.FindUser(ctx, ports.UserKey{Email: norm})
 	if err == nil && account != "" && u.AccountID != account {
-		err = domain.ErrNotFound
+		// The address may have a person elsewhere and an invitation here.
+		u, err = uc.memberByEmail(ctx, account, norm)
 	}
 	if err != nil {
 		return domain.User{}, "", false, err

@@ -65,6 +65,9 @@ func ParseChecklistFile(b []byte) (ChecklistFile, error) {
 	if len(f.Questions) == 0 {
 		return f, Invalid("invalid_checklist", "checklist needs at least one question")
 	}
+	if err := CheckChecklistBounds(f.Name, f.Questions); err != nil {
+		return f, err
+	}
 	seen := map[string]bool{}
 	for i, q := range f.Questions {
 		if strings.TrimSpace(q.ID) == "" || strings.TrimSpace(q.Text) == "" {

@@ -37,14 +37,17 @@ type JobDeletedData struct {
 }
 
 // Delete ends the job for good: the balance reserved for a job still in the
-// pipeline goes back to acct (nil when nothing was reserved), and the
+// pipeline whose audio has not yet gone to the speech engine goes back to
+// acct (nil when nothing was reserved); seconds spent on recognition stay
+// spent (SpentOnRecognition), so deleting a converting job refunds
+// nothing. The
 // tombstone and the job.deleted event are what the store keeps and sends.
 // Any state may be deleted; the caller removes the job's content and audio.
 func (j *Job) Delete(now time.Time, reason string, acct *Account) (Tombstone, []Event, error) {
 	if reason != DeletedOnRequest && reason != DeletedByRetention {
 		return Tombstone{}, nil, fmt.Errorf("delete %s: unknown reason %q", j.ID, reason)
 	}
-	if !j.Status.Terminal() && j.ReservedMs > 0 && acct != nil {
+	if !j.Status.Terminal() && !j.SpentOnRecognition() && j.ReservedMs > 0 && acct != nil {
 		acct.BalanceMs += j.ReservedMs
 		j.ReservedMs = 0
 	}

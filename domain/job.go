@@ -141,6 +141,32 @@ func (j *Job) Recognizing() bool { return j.Status == StatusConverting && j.Tran
 // summary (stage enrich's work).
 func (j *Job) AwaitsEnrichment() bool { return j.Status == StatusConverting && j.Transcription != "" }
 
+// TranscriptShown reports whether anything of the transcript (text,
+// segments, title, summary, language) may leave the pipeline: to a page, a
+// search, an export or an event. Only a transcribed job's may: the
+// transcript is stored at recognition, while the job is still converting,
+// so that nothing of it is seen until the whole job is done (DESIGN §2
+// "what is charged").
+func (j *Job) TranscriptShown() bool { return j.Status == StatusTranscribed }
+
+// Shown returns the job as people, searches and exports may see it: before
+// it is transcribed, without its transcript, segments, title, summary and
+// language (TranscriptShown).
+func (j Job) Shown() Job {
+	if !j.TranscriptShown() {
+		j.Transcription, j.Segments, j.Title, j.Resolution, j.LanguageCode = "", nil, "", "", ""
+	}
+	return j
+}
+
+// SpentOnRecognition reports whether the job's reserved seconds were spent:
+// its audio went to the speech engine (converting or later). Deleting such
+// a job refunds nothing; failing it still does, since the failure is the
+// service's.
+func (j *Job) SpentOnRecognition() bool {
+	return j.Status == StatusConverting || j.Status == StatusTranscribed
+}
+
 // ReceiveUpload records the uploaded audio: uploading → processing.
 func (j *Job) ReceiveUpload(now time.Time, blobKey string, size int64) ([]Event, error) {
 	if j.Status != StatusUploading {

@@ -39,6 +39,16 @@ type User struct {
 // Invited reports whether the user still has to accept an invitation.
 func (u *User) Invited() bool { return u.PasswordHash == "" }
 
+// EndResetLink ends the person's outstanding password reset link, if any:
+// a password change, a reset, a new role or removal make every link handed
+// out before it void (docs/security.md). A pending invitation is the only
+// way in for a person who has no password yet, and stays.
+func (u *User) EndResetLink() {
+	if !u.Invited() {
+		u.InviteHash, u.InviteExpiresAt = "", time.Time{}
+	}
+}
+
 // Password length bounds: long enough to resist guessing, short enough that
 // hashing a request body cannot be used to burn CPU.
 const (
@@ -49,8 +59,35 @@ const (
 // InviteLifetime is how long an invitation link may be used.
 const InviteLifetime = 7 * 24 * time.Hour
 
-// SessionLifetime is how long a sign-in lasts.
+// SessionLifetime is how long a sign-in lasts at most, however busy.
 const SessionLifetime = 7 * 24 * time.Hour
+
+// SessionIdle is how long a sign-in lasts unused (docs/security.md): each
+// use moves its end to SessionIdle later, up to SessionLifetime after the
+// sign-in. SessionRefresh is how much the end must move before the store
+// is written, so a busy session costs one write per SessionRefresh.
+const (
+	SessionIdle    = 12 * time.Hour
+	SessionRefresh = 10 * time.Minute
+)
+
+// NewSessionEnd is when a session begun at created ends if not used.
+func NewSessionEnd(created time.Time) time.Time { return created.Add(SessionIdle) }
+
+// Extend moves the end of a session used at now to SessionIdle later, never
+// past SessionLifetime after it began; it reports whether the end moved by
+// SessionRefresh or more (and must be saved).
+func (s *Session) Extend(now time.Time) bool {
+	end := now.Add(SessionIdle)
+	if limit := s.CreatedAt.Add(SessionLifetime); end.After(limit) {
+		end = limit
+	}
+	if end.Sub(s.ExpiresAt) < SessionRefresh {
+		return false
+	}
+	s.ExpiresAt = end
+	return true
+}
 
 // NormalizeEmail validates an address and returns its stored form.
 func NormalizeEmail(raw string) (string, error) {

@@ -188,6 +188,7 @@ type ListedJob struct {
 // shortest Excerpt: what an in-memory store returns, and what a store's
 // listing is checked against.
 func Listing(j domain.Job, search string) ListedJob {
+	j = j.Shown()
 	l := ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
 		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Duration: j.Duration()}
 	if j.Metadata != nil {
@@ -249,6 +250,9 @@ type SessionStore interface {
 	GetSession(ctx context.Context, id string) (domain.Session, error)
 	// DeleteSession removes one session; deleting an absent one succeeds.
 	DeleteSession(ctx context.Context, id string) error
+	// ExtendSession sets the end of the session with that ID (a session
+	// used again, domain.Session.Extend); an absent one is no error.
+	ExtendSession(ctx context.Context, id string, expiresAt time.Time) error
 	// DeleteExpiredSessions removes sessions that expired at or before now
 	// and returns how many.
 	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)

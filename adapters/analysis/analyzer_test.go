@@ -2,6 +2,8 @@ package analysis_test
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
@@ -133,5 +135,66 @@ func BenchmarkAnalyze(b *testing.B) {
 		if _, err := analysis.New().Analyze(context.Background(), in, qs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// bigInput is a transcript of n passages of ten words each.
+func bigInput(n int) ports.AnalysisInput {
+	segs := make([]domain.Segment, n)
+	for i := range segs {
+		segs[i] = domain.Segment{Start: float64(i), End: float64(i) + 1, Text: "բարև ձեզ ես զանգում եմ պատվերի մասին խնդրում եմ ասել"}
+	}
+	return ports.AnalysisInput{Type: domain.TypeSingleVoice, Segments: segs}
+}
+
+// endingCtx is a context that ends after its Err was asked n times: the
+// analysis must notice it inside a question, not only between questions.
+type endingCtx struct {
+	context.Context
+	n, asked int
+}
+
+func (c *endingCtx) Err() error {
+	c.asked++
+	if c.asked > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestAnalysisStopsInsideAQuestionWhenCancelled(t *testing.T) {
+	q := domain.Question{ID: "q1", Text: "one question", Expect: []string{"պատվերի մասին"}}
+	ctx := &endingCtx{Context: context.Background(), n: 3}
+	_, err := analysis.New().Analyze(ctx, bigInput(100), []domain.Question{q})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a context that ended while the one question was matched: %v (asked %d times), want context.Canceled", err, ctx.asked)
+	}
+}
+
+func TestAnalysisWorkIsBounded(t *testing.T) {
+	// 10,000 words: a question of 20 phrases costs 200,000 comparisons.
+	in := bigInput(1000)
+	var qs []domain.Question
+	per := 20 * 10000
+	n := analysis.MaxComparisons/per + 3
+	for i := 0; i < n; i++ {
+		q := domain.Question{ID: "q" + strconv.Itoa(i), Text: "q"}
+		for k := 0; k < 20; k++ {
+			q.Expect = append(q.Expect, "ոչ մի նման բան")
+		}
+		qs = append(qs, q)
+	}
+	res, err := analysis.New().Analyze(context.Background(), in, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for _, r := range res {
+		if r.Answer == domain.AnswerNo {
+			answered++
+		}
+	}
+	if want := analysis.MaxComparisons / per; answered != want || len(res) != n {
+		t.Fatalf("%d of %d questions answered, want %d within the budget and the rest unclear", answered, n, want)
 	}
 }

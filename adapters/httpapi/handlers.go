@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/hyscribe/hyscribe/adapters/metrics"
+	"github.com/hyscribe/hyscribe/adapters/redact"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
@@ -47,9 +48,10 @@ func (s *server) observe(c *fiber.Ctx) error {
 	elapsed := time.Since(start)
 	s.record(route, methodLabel(c.Method()), status, elapsed)
 	// The path only: query strings carry upload signatures, and headers
-	// carry API keys; neither is ever logged.
+	// carry API keys; neither is ever logged. One-time tokens in the path
+	// (/app/invite/…, /app/reset/…) are redacted here whatever the logger.
 	s.log.LogAttrs(c.UserContext(), slog.LevelInfo, "http request",
-		slog.String("method", c.Method()), slog.String("route", route), slog.String("path", clip(c.Path(), 200)),
+		slog.String("method", c.Method()), slog.String("route", route), slog.String("path", clip(redact.Secrets(c.Path()), 200)),
 		slog.Int("status", status), slog.Duration("duration", elapsed))
 	return nil
 }

@@ -74,6 +74,7 @@ type store interface {
 	ports.RateCounter
 	ports.IdempotencyStore
 	ports.JobDeleter
+	ports.JobLister
 }
 
 type options struct {

@@ -69,10 +69,17 @@ func (Prober) Probe(ctx context.Context, r io.Reader) (domain.AudioInfo, error) 
 	}, nil
 }
 
+// MaxGaplessSamples bounds the encoder delay and the padding a LAME tag
+// may take off the charge (docs/security.md): encoders write at most about
+// one frame and a half of each (LAME 576 and up to 1,700, FFmpeg 1,105);
+// the 12-bit fields allow 4,095, a second at 8 kHz. A tag past the bound
+// is not an encoder's: nothing is taken off.
+const MaxGaplessSamples = 2304
+
 // trim is how many decoded samples are encoder delay and padding rather than
 // the recording, for a stream of frames audio frames.
 func trim(tag *infoTag, frames int64) int64 {
-	if tag == nil || !tag.hasGap {
+	if tag == nil || !tag.hasGap || tag.delay > MaxGaplessSamples || tag.padding > MaxGaplessSamples {
 		return 0
 	}
 	n := int64(tag.delay)

@@ -6,26 +6,26 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 )
 
 // backfillSearchText gives every job the search text of this binary
 // (webquery.SearchText), after a migration that changes what search reads
 // (marked webquery.BackfillMarker): the folding is Go's, not SQL's.
 func backfillSearchText(ctx context.Context, tx pgx.Tx) error {
-	rows, _ := tx.Query(ctx, `SELECT id, title, transcription, metadata FROM jobs`)
+	rows, _ := tx.Query(ctx, `SELECT id, status, title, transcription, metadata FROM jobs`)
 	type row struct{ id, text string }
 	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-		var id, title, tr string
+		var id, status, title, tr string
 		var meta *string
-		if err := r.Scan(&id, &title, &tr, &meta); err != nil {
+		if err := r.Scan(&id, &status, &title, &tr, &meta); err != nil {
 			return row{}, err
 		}
 		var raw json.RawMessage
 		if meta != nil {
 			raw = json.RawMessage(*meta)
 		}
-		return row{id, webquery.SearchText(title, tr, raw)}, nil
+		return row{id, sqlstore.BackfillSearchText(status, title, tr, raw)}, nil
 	})
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ func TestUpgradeRefoldsSearchText(t *testing.T) {
 	if err := s.CreateJob(ctx, j, evs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `UPDATE jobs SET title = 'Երևան', search_text = lower('Երևան' || chr(10) || transcription)`); err != nil {
+	if _, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'transcribed', title = 'Երևան', search_text = lower('Երևան' || chr(10) || transcription)`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, searchMigration(t)); err != nil {

@@ -40,6 +40,14 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
+// ExtendSession sets a session's end; an absent one is no error.
+func (s *Store) ExtendSession(ctx context.Context, id string, expiresAt time.Time) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE sessions SET expires_at = $1 WHERE id = $2`, toMs(expiresAt), id); err != nil {
+		return fmt.Errorf("postgres.ExtendSession: %w", translate(err))
+	}
+	return nil
+}
+
 // DeleteExpiredSessions removes sessions that expired at or before now and
 // returns how many.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {

@@ -31,7 +31,7 @@ func TestUpgradeRefoldsSearchText(t *testing.T) {
 	if err := s.CreateJob(ctx, j, evs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET title = 'Երևան', search_text = 'երևան' || char(10) || transcription`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = 'transcribed', title = 'Երևան', search_text = 'երևան' || char(10) || transcription`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = ?`, searchMigration(t)); err != nil {

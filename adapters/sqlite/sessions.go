@@ -48,6 +48,18 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
+// ExtendSession sets a session's end; an absent one is no error.
+func (s *Store) ExtendSession(ctx context.Context, id string, expiresAt time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET expires_at = ? WHERE id = ?`, toMs(expiresAt), id)
+		return translate(err)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite.ExtendSession: %w", err)
+	}
+	return nil
+}
+
 // DeleteExpiredSessions removes sessions that expired at or before now and
 // returns how many.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {

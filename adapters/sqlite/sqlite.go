@@ -297,20 +297,20 @@ func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 // SQLite's lower() cannot fill for Armenian, and after each migration that
 // changes what search reads (marked webquery.BackfillMarker).
 func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, title, transcription, metadata FROM jobs`)
+	rows, err := tx.QueryContext(ctx, `SELECT id, status, title, transcription, metadata FROM jobs`)
 	if err != nil {
 		return err
 	}
 	type row struct{ id, text string }
 	var all []row
 	for rows.Next() {
-		var id, title, tr string
+		var id, status, title, tr string
 		var meta sql.NullString
-		if err := rows.Scan(&id, &title, &tr, &meta); err != nil {
+		if err := rows.Scan(&id, &status, &title, &tr, &meta); err != nil {
 			rows.Close()
 			return err
 		}
-		all = append(all, row{id, webquery.SearchText(title, tr, json.RawMessage(meta.String))})
+		all = append(all, row{id, sqlstore.BackfillSearchText(status, title, tr, json.RawMessage(meta.String))})
 	}
 	if err := rows.Close(); err != nil {
 		return err

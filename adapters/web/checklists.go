@@ -173,6 +173,13 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		return w.serverError(c, err)
 	}
 	if f.Get("action") == "preview" {
+		if err := w.deps.People.AllowPreview(c.UserContext(), v.User.ID); err != nil {
+			if errors.Is(err, domain.ErrRateLimited) {
+				c.Set(fiber.HeaderRetryAfter, "60")
+				return w.renderEditor(c, v, d, text(w.lang(c), "err.ratelimited"), fiber.StatusTooManyRequests)
+			}
+			return w.serverError(c, err)
+		}
 		res, qs, err := w.deps.Recordings.Preview(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
 		switch {
 		case errors.As(err, &ve):

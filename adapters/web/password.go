@@ -97,6 +97,8 @@ func (w *Web) setPasswordWithLink(c *fiber.Ctx, page, titleKey, goneKey string, 
 		}
 		return w.serverError(c, err)
 	}
-	w.startSession(c, in)
+	if in.Token != "" { // none for an invitation to an address that signed up meanwhile, as sign-up
+		w.startSession(c, in)
+	}
 	return c.Redirect(Prefix+"/recordings", fiber.StatusSeeOther)
 }

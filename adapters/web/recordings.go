@@ -246,6 +246,10 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis, rec.Order)
 	}
+	for i := range d.Deliveries {
+		d.Deliveries[i].URL = receiverShown(d.Deliveries[i].URL, d.Owner)
+		d.Deliveries[i].Error = receiverShown(d.Deliveries[i].Error, d.Owner)
+	}
 	vw.Data = d
 	return w.render(c, "recording", vw)
 }

@@ -151,8 +151,8 @@ func TestTeamPage(t *testing.T) {
 		t.Fatal("the team page must list the invited person but never show the link again")
 	}
 	again := s.do("POST", "/app/team/invite", url.Values{"_csrf": {csrf}, "email": {"new.person@example.am"}, "role": {"member"}}, en(ck))
-	if again.code != 400 || !strings.Contains(again.body, "There is already a user with this email.") {
-		t.Fatalf("inviting a taken email: %d", again.code)
+	if again.code != 400 || !strings.Contains(again.body, "This email is already in this team.") {
+		t.Fatalf("inviting an email already in the team: %d", again.code)
 	}
 
 	owner, _ := s.store.FindUser(context.Background(), userKey("owner@example.am"))

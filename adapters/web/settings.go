@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/redact"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
@@ -64,6 +65,8 @@ func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, with func(*
 	// The secret is never written into the page whole, except right after
 	// it was generated; members do not see even its mask.
 	d.Account.WebhookSecret = ""
+	d.Account.WebhookURL = receiverShown(d.Account.WebhookURL, d.Owner)
+	d.Account.AnalysisWebhookURL = receiverShown(d.Account.AnalysisWebhookURL, d.Owner)
 	if d.Retention, err = w.retentionDays(c, v); err != nil {
 		return w.serverError(c, err)
 	}
@@ -185,4 +188,15 @@ func (w *Web) revokeKey(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
 		return Prefix + "/settings?saved=keys#keys", w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
 	})
+}
+
+// receiverShown is a receiver address as the visitor may see it: whole
+// for owners, who set it; for members, with its query values and any
+// user:password replaced by [redacted], since integrators put tokens there
+// (docs/security.md).
+func receiverShown(u string, owner bool) string {
+	if owner || u == "" {
+		return u
+	}
+	return redact.Secrets(u)
 }

@@ -69,6 +69,10 @@ func (w *Web) teamError(c *fiber.Ctx, v *app.Visitor, err error, d teamData) err
 		vw := w.newView(c, v, "team.title", "team")
 		vw.Status, vw.Error = fiber.StatusBadRequest, validationText(vw.Lang, "team.err.", ve)
 		return w.renderTeam(c, v, vw, d)
+	case errors.Is(err, domain.ErrRateLimited):
+		vw := w.newView(c, v, "team.title", "team")
+		w.busyOrLimited(c, vw, err)
+		return w.renderTeam(c, v, vw, d)
 	}
 	return w.serverError(c, err)
 }

@@ -67,9 +67,19 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	if err != nil {
 		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", text(lang, "up.err.metadata"), nil)
 	}
+	if err := w.deps.People.AllowCreate(c.UserContext(), v.User.ID, w.cfg.CreateLimit); err != nil {
+		var rl *app.RateLimitError
+		if errors.As(err, &rl) {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
+			return w.jsonError(c, fiber.StatusTooManyRequests, "rate_limited", text(lang, "err.ratelimited"), nil)
+		}
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	}
 	res, err := w.deps.Create.Handle(c.UserContext(), app.Principal{Account: v.Account}, body)
 	var ve *domain.ValidationError
 	switch {
+	case errors.Is(err, domain.ErrConflict): // too many jobs waiting for their upload
+		return w.jsonError(c, fiber.StatusConflict, "too_many_waiting", tf(lang, "up.err.waiting", domain.MaxWaitingUploads), nil)
 	case errors.As(err, &ve):
 		return w.jsonError(c, fiber.StatusBadRequest, ve.Code, validationText(lang, "up.err.", ve), nil)
 	case errors.Is(err, domain.ErrForbidden):

@@ -41,6 +41,9 @@ type Config struct {
 	// SecureCookies marks cookies Secure and gives the session cookie the
 	// __Host- prefix. Set it whenever the service is reached over HTTPS.
 	SecureCookies bool
+	// CreateLimit is the upload form's jobs a minute per person: the API's
+	// createTranscription limit per key (0: domain.DefaultCreateRateLimit).
+	CreateLimit int
 	// SignUp opens the sign-up page to anyone; otherwise operators create
 	// users with `hyscribe user create|invite`.
 	SignUp bool
@@ -118,6 +121,9 @@ func New(cfg Config, deps Deps) *Web {
 	}
 	if cfg.MaxFormBytes <= 0 {
 		cfg.MaxFormBytes = 256 << 10
+	}
+	if cfg.CreateLimit <= 0 {
+		cfg.CreateLimit = domain.DefaultCreateRateLimit
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = app.DefaultMaxUploadBytes

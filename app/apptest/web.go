@@ -38,7 +38,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
-			search != "" && !strings.Contains(domain.SearchText(j.Title, j.Transcription, j.Metadata), search):
+			search != "" && !strings.Contains(shownSearchText(j), search):
 			continue
 		}
 		matched = append(matched, j)
@@ -145,7 +145,9 @@ func (s *Store) uniqueTaken(u domain.User) error {
 		if e.ID == u.ID {
 			continue
 		}
-		if e.Email == u.Email {
+		// As migration 11: a signed-up person holds the address everywhere;
+		// invitations hold it only within their account.
+		if e.Email == u.Email && (e.AccountID == u.AccountID || (!e.Invited() && !u.Invited())) {
 			return fmt.Errorf("email %s: %w", u.Email, domain.ErrConflict)
 		}
 		if u.InviteHash != "" && e.InviteHash == u.InviteHash {
@@ -169,11 +171,20 @@ func (s *Store) FindUser(_ context.Context, by ports.UserKey) (domain.User, erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var found *domain.User
 	for _, u := range s.users {
 		if (by.ID != "" && u.ID == by.ID) || (by.Email != "" && u.Email == by.Email) ||
 			(by.InviteHash != "" && u.InviteHash == by.InviteHash) {
-			return u, nil
+			// By email, as the SQL stores: the signed-up person first, then
+			// the newest invitation.
+			if found == nil || (found.Invited() && !u.Invited()) ||
+				(found.Invited() == u.Invited() && u.CreatedAt.After(found.CreatedAt)) {
+				found = &u
+			}
 		}
+	}
+	if found != nil {
+		return *found, nil
 	}
 	return domain.User{}, fmt.Errorf("apptest.FindUser: %w", domain.ErrNotFound)
 }
@@ -230,6 +241,17 @@ func (s *Store) DeleteSession(_ context.Context, id string) error {
 	return nil
 }
 
+// ExtendSession sets a session's end; an absent one is no error.
+func (s *Store) ExtendSession(_ context.Context, id string, expiresAt time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.sessions[id]; ok {
+		sess.ExpiresAt = expiresAt
+		s.sessions[id] = sess
+	}
+	return nil
+}
+
 // DeleteExpiredSessions removes sessions that expired at or before now.
 func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, error) {
 	s.mu.Lock()
@@ -242,4 +264,11 @@ func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, er
 		}
 	}
 	return n, nil
+}
+
+// shownSearchText is what the SQL stores' search_text holds: the text
+// people may see of the job (domain.Job.Shown).
+func shownSearchText(j domain.Job) string {
+	j = j.Shown()
+	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
 }

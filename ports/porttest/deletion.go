@@ -113,15 +113,28 @@ var deletionTests = []struct {
 		}
 	}},
 	{"RefundsReservedBalance", func(t *testing.T, s DeletionStores) {
+		// Measured, not yet sent to recognition: the reservation comes back.
 		acct := newAccount(t, s, "acc", 60_000)
-		j, evs := convertingJob(t, "doc-conv", &acct, t0, t0)
+		j, evs := processingJob(t, "doc-meas", acct.ID, t0, t0)
+		evs = append(evs, must(j.Measure(t0, audioInfo(1.5), &acct, domain.MaxDuration))...)
 		noErr(t, s.UpdateAccount(ctxOf(t), acct.ID, func(a *domain.Account) error { a.BalanceMs = acct.BalanceMs; return nil }))
 		createJob(t, s, j, evs)
 		must(s.DeleteJob(ctxOf(t), j.ID, func(j *domain.Job, a *domain.Account) (domain.Tombstone, []domain.Event, error) {
 			return j.Delete(t0, domain.DeletedOnRequest, a)
 		}))
 		if got := must(s.GetAccount(ctxOf(t), acct.ID)).BalanceMs; got != 60_000 {
-			t.Fatalf("balance after deleting a job that reserved 1.5 s: %d ms, want 60000", got)
+			t.Fatalf("balance after deleting a measured job that reserved 1.5 s: %d ms, want 60000", got)
+		}
+		// Converting: the seconds went to recognition and stay spent.
+		acct = must(s.GetAccount(ctxOf(t), acct.ID))
+		j, evs = convertingJob(t, "doc-conv", &acct, t0, t0)
+		noErr(t, s.UpdateAccount(ctxOf(t), acct.ID, func(a *domain.Account) error { a.BalanceMs = acct.BalanceMs; return nil }))
+		createJob(t, s, j, evs)
+		must(s.DeleteJob(ctxOf(t), j.ID, func(j *domain.Job, a *domain.Account) (domain.Tombstone, []domain.Event, error) {
+			return j.Delete(t0, domain.DeletedOnRequest, a)
+		}))
+		if got := must(s.GetAccount(ctxOf(t), acct.ID)).BalanceMs; got != 58_500 {
+			t.Fatalf("balance after deleting a converting job that reserved 1.5 s: %d ms, want 58500", got)
 		}
 	}},
 	{"FnErrorChangesNothing", func(t *testing.T, s DeletionStores) {

@@ -105,6 +105,26 @@ var userTests = []subtest{
 		_, err := s.FindUser(ctxOf(t), ports.UserKey{ID: "u-6"})
 		wantErr(t, err, domain.ErrNotFound, "the user of a refused CreateUser")
 	}},
+	{"InvitationsReserveNoAddress", func(t *testing.T, s Stores) {
+		// An invitation does not hold its address: another account may
+		// invite it too, and its owner may still sign up (migration 11).
+		a := signUp(t, s, "acc-a", sampleUser("u-1", "", "anna@example.am"))
+		b := signUp(t, s, "acc-b", sampleUser("u-2", "", "bob@example.am"))
+		noErr(t, s.CreateUser(ctxOf(t), invitedUser("u-3", a.ID, "eva@example.am")))
+		noErr(t, s.CreateUser(ctxOf(t), invitedUser("u-4", b.ID, "eva@example.am")))
+		wantErr(t, s.CreateUser(ctxOf(t), invitedUser("u-5", a.ID, "eva@example.am")), domain.ErrConflict, "a second invitation of one address in one account")
+		// An address with a person in another account may be invited.
+		noErr(t, s.CreateUser(ctxOf(t), invitedUser("u-6", a.ID, "bob@example.am")))
+		wantUser(t, must(s.FindUser(ctxOf(t), ports.UserKey{Email: "bob@example.am"})), sampleUser("u-2", b.ID, "bob@example.am"))
+		// The invited address signs up; the invitations then cannot be accepted.
+		eva := sampleUser("u-7", "", "eva@example.am")
+		c := signUp(t, s, "acc-c", eva)
+		eva.AccountID = c.ID
+		wantUser(t, must(s.FindUser(ctxOf(t), ports.UserKey{Email: "eva@example.am"})), eva)
+		err := s.UpdateUser(ctxOf(t), "u-3", func(u *domain.User) error { u.PasswordHash, u.InviteHash = "$argon2id$x", ""; return nil })
+		wantErr(t, err, domain.ErrConflict, "accepting an invitation of an address that signed up")
+		wantUser(t, must(s.FindUser(ctxOf(t), ports.UserKey{ID: "u-3"})), invitedUser("u-3", a.ID, "eva@example.am"))
+	}},
 	{"FindByInvitation", func(t *testing.T, s Stores) {
 		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
 		inv := invitedUser("u-2", a.ID, "bob@example.am")
@@ -215,6 +235,18 @@ var sessionTests = []subtest{
 		noErr(t, s.DeleteSession(ctxOf(t), sess.ID))
 		_, err = s.GetSession(ctxOf(t), domain.HashToken("never"))
 		wantErr(t, err, domain.ErrNotFound, "GetSession of an unknown ID")
+	}},
+	{"Extend", func(t *testing.T, s Stores) {
+		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
+		sess := sampleSession("tok-1", "u-1", a.ID, t0.Add(domain.SessionIdle))
+		other := sampleSession("tok-2", "u-1", a.ID, t0.Add(domain.SessionIdle))
+		noErr(t, s.CreateSession(ctxOf(t), sess))
+		noErr(t, s.CreateSession(ctxOf(t), other))
+		sess.ExpiresAt = t0.Add(domain.SessionIdle + 3*time.Hour)
+		noErr(t, s.ExtendSession(ctxOf(t), sess.ID, sess.ExpiresAt))
+		wantSession(t, must(s.GetSession(ctxOf(t), sess.ID)), sess)
+		wantSession(t, must(s.GetSession(ctxOf(t), other.ID)), other)
+		noErr(t, s.ExtendSession(ctxOf(t), domain.HashToken("never"), t0))
 	}},
 	{"DeleteExpired", func(t *testing.T, s Stores) {
 		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))

@@ -60,7 +60,7 @@ func JobRow(j domain.Job) ([]any, error) {
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
 		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
 		speakers,
-		webquery.SearchText(j.Title, j.Transcription, j.Metadata),
+		searchText(j),
 	}, nil
 }
 
@@ -408,10 +408,30 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 		return "", "", "", err
 	}
 	query = Select("users", UserCols) + " WHERE " + column + " = " + d.Param(1)
-	if column == "invite_hash" {
+	switch column {
+	case "invite_hash":
 		// Restates what UserColumn ensures (the value is not ''), so that
 		// the partial index users_invite applies.
 		query += " AND invite_hash <> ''"
+	case "email":
+		// Invitations reserve no address (migration 11): an address may
+		// have a signed-up person and invitations in other accounts. The
+		// person comes first, then the newest invitation.
+		query += " ORDER BY (password_hash = '') ASC, created_at DESC, id LIMIT 1"
 	}
 	return query, column, value, nil
+}
+
+// searchText is the job's search_text: only what people may see of it
+// (domain.Job.Shown), so that a search finds no word of a transcript
+// before the job is transcribed.
+func searchText(j domain.Job) string {
+	j = j.Shown()
+	return webquery.SearchText(j.Title, j.Transcription, j.Metadata)
+}
+
+// BackfillSearchText is a stored job's search_text from the columns the
+// stores' backfills read.
+func BackfillSearchText(status, title, transcription string, metadata json.RawMessage) string {
+	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata})
 }

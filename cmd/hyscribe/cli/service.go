@@ -29,6 +29,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/postgres"
+	"github.com/hyscribe/hyscribe/adapters/redact"
 	"github.com/hyscribe/hyscribe/adapters/s3"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/adapters/web"
@@ -132,7 +133,9 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	if err := lvl.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		lvl = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
+	// Every line goes through redact: one-time tokens in paths, query
+	// values, URL passwords and keys never reach the log.
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: redact.ReplaceAttr}))
 }
 
 // Start wires and starts the parts of hyscribe named by roles and stages.
@@ -323,8 +326,9 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	if err != nil {
 		return nil, err
 	}
-	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(s.publicURL, "https://"))
-	return web.New(web.Config{SecureCookies: secure, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
+	// The scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is https.
+	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(strings.ToLower(s.publicURL), "https://"))
+	return web.New(web.Config{SecureCookies: secure, CreateLimit: cfg.CreateRateLimit, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
 		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
 		People:     people,
 		Provision:  provision,
