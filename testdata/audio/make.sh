@@ -93,6 +93,17 @@ sox -R "$tmp/p3.wav" "$tmp/t0.wav" "$tmp/p6.wav" "$tmp/t1.wav" "$tmp/p6.wav" \
 	"$tmp/t2.wav" "$tmp/p6.wav" "$tmp/t3.wav" "$tmp/p3.wav" "$tmp/call-mono.wav"
 lame --quiet -m m -b 24 "$tmp/call-mono.wav" call-mono-16k.mp3
 
+# The same call as stereo that is really mono (issue 21), from the committed
+# call-mono-16k.mp3 as FFmpeg decodes it: dual mono (the call on both
+# channels, joint stereo) and the call on the left beside digital silence
+# on the right (plain stereo), 16 kHz, 48 kbit/s.
+ffmpeg -v error -i call-mono-16k.mp3 -ac 1 -ar 16000 "$tmp/call-dec.wav"
+sox -R "$tmp/call-dec.wav" "$tmp/call-silent.wav" vol 0
+sox -R -M "$tmp/call-dec.wav" "$tmp/call-dec.wav" "$tmp/call-dual.wav"
+sox -R -M "$tmp/call-dec.wav" "$tmp/call-silent.wav" "$tmp/call-onesilent.wav"
+lame --quiet -m j -b 48 "$tmp/call-dual.wav" call-dualmono-16k.mp3
+lame --quiet -m s -b 48 "$tmp/call-onesilent.wav" call-onesilent-16k.mp3
+
 # Not MP3 at all.
 prng 72616e646f6d00000000000000000000 4096 >random.bin
 : >empty.mp3
