@@ -21,16 +21,22 @@ type exportedWord struct {
 	Word       string
 }
 
-// phoneCall runs a stereo phone_call fixture through the service and
-// returns the job, its exported words and what `hyscribe job show` prints.
+// phoneCall runs a phone_call fixture through the service and returns the
+// job, its exported words and what `hyscribe job show` prints.
 func phoneCall(t *testing.T, c *client.Client, getenv func(string) string, fixture string) (client.Job, []exportedWord, string) {
+	t.Helper()
+	return phoneCallOf(t, c, getenv, fixture, client.PhoneCall)
+}
+
+// phoneCallOf is phoneCall for a job of type typ.
+func phoneCallOf(t *testing.T, c *client.Client, getenv func(string) string, fixture string, typ client.JobType) (client.Job, []exportedWord, string) {
 	t.Helper()
 	ctx := context.Background()
 	audio, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "audio", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := c.Create(ctx, client.CreateRequest{Type: client.PhoneCall})
+	created, err := c.Create(ctx, client.CreateRequest{Type: typ})
 	if err != nil {
 		t.Fatal(err)
 	}
