@@ -28,7 +28,7 @@ func splitStereo(t *testing.T, name string) (string, string) {
 }
 
 // readSamples reads a 16 kHz mono WAV as SplitChannels writes it.
-func readSamples(t *testing.T, path string) []float64 {
+func readSamples(t testing.TB, path string) []float64 {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
