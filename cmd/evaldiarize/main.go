@@ -250,6 +250,9 @@ func (s *score) add(o score) {
 	s.ordered += o.ordered
 }
 
+// telKbps is the bitrate of the 8 kHz telephone conditions' MP3s.
+var telKbps = flag.String("telkbps", "16", "bitrate (kbit/s) of the 8 kHz telephone-band MP3s")
+
 func main() {
 	keep := flag.String("keep", "", "directory to keep the generated calls in (default: a temporary one)")
 	collar := flag.Float64("collar", 0.25, "DER collar in seconds")
@@ -663,7 +666,7 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 			return nil, nil, 0, err
 		}
 		defer os.Remove(tel)
-		wav, enc = tel, []string{"--quiet", "-m", "m", "-b", "16"}
+		wav, enc = tel, []string{"--quiet", "-m", "m", "-b", *telKbps}
 	case c.stereo != "":
 		other := wav
 		if c.stereo == "onesilent" {
