@@ -543,6 +543,9 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 	var lines []line
 	for rep := 0; rep == 0 || (c.minutes > 0 && float64(rep) < c.minutes*60/30); rep++ {
 		for i, l := range c.dialogue {
+			if rep > 0 && i == 0 {
+				l.gap = 0.6 // the dialogue starts again after a pause, not on its last word
+			}
 			lines = append(lines, l)
 			if b, ok := backchannels[i]; ok && c.backchannels {
 				lines = append(lines, b)
@@ -592,6 +595,13 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 			lead := start - prevEnd
 			if i == 0 {
 				lead = start
+			}
+			// The pause is written to the millisecond: the known turn
+			// must be where it lands, or 1,000 turns drift apart.
+			lead = math.Round(lead*1000) / 1000
+			start = lead
+			if i > 0 {
+				start += prevEnd
 			}
 			if _, err := run("sox", "-R", utt, padded, "pad", fmt.Sprintf("%.3f", lead), "0"); err != nil {
 				return nil, nil, 0, err
