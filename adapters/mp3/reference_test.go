@@ -170,7 +170,7 @@ func referenceCorpus() []referenceCase {
 // with what Debian's ffmpeg decodes from the same file: the sample count
 // must agree within one frame and the signal-to-noise ratio against
 // ffmpeg's PCM must exceed 60 dB on every channel (a correct decoder's
-// difference is rounding: 69-77 dB measured; a wrong scale-factor table or
+// difference is rounding: 70.7-77.0 dB measured; a wrong scale-factor table or
 // a lost frame falls below 40 dB). The worst SNR is logged (go test -v -run
 // DecodeMatchesFFmpeg).
 //
