@@ -380,7 +380,7 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 		}
 	}
 	if error != 0 { // Check for error.
-		err := fmt.Errorf("mp3: illegal Huff code in data. bleft = %d, point = %d. tab = %d.",
+		err := fmt.Errorf("mp3: illegal Huff code in data. bleft = %d, point = %d. tab = %d",
 			bitsleft, point, table_num)
 		return 0, 0, 0, 0, err
 	}
