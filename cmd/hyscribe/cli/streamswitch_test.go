@@ -15,7 +15,6 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/client"
-	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -67,18 +66,7 @@ func TestBillingChargesExactlyWhatTheEngineHears(t *testing.T) {
 	stereo22k := lameMP3(t, asrtest.WAV(22050, 2, 3, asrtest.Tone{Start: 0.5, End: 2.5, Channel: 1}), "-m", "s", "-b", "64")
 	join := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
-	engine := asrtest.NewEngine(t)
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-	}
-	acct := runCLI(t, env(vars), "account", "create", "--name", "billing", "--plan", "business", "--seconds", "3600")
-	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
+	vars, acctID, key, svc, engine := engineService(t, nil)
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(vars["HYSCRIBE_DATA_DIR"], "hyscribe.db"))
 	if err != nil {
@@ -87,13 +75,13 @@ func TestBillingChargesExactlyWhatTheEngineHears(t *testing.T) {
 	defer st.Close()
 	balance := func() int64 {
 		t.Helper()
-		a, err := st.GetAccount(ctx, domain.AccountID(acct["accountId"].(string)))
+		a, err := st.GetAccount(ctx, domain.AccountID(acctID))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a.BalanceMs
 	}
-	c := client.New("http://"+svc.HTTPAddr(), acct["apiKey"].(string))
+	c := client.New("http://"+svc.HTTPAddr(), key)
 	c.PollInterval = 100 * time.Millisecond
 	run := func(typ client.JobType, audio []byte) client.Job {
 		t.Helper()
