@@ -94,6 +94,9 @@ bdd: deps
 eval: eval-deps
 	$(GO) run ./cmd/evaldiarize
 	@echo
+	@echo "held-out voices (never tuned on):"
+	$(GO) run ./cmd/evaldiarize -heldout -only heldout
+	@echo
 	$(GO) test -count=1 -run TestSummaryQuality -v ./adapters/extractive/ | sed -n 's/^ *quality_test.go:[0-9]*: //p'
 
 eval-deps:

@@ -26,6 +26,10 @@ command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
 [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
 # promtool checks deploy/prometheus/ (alert rules) and /metrics' output.
 command -v promtool >/dev/null 2>&1 || need_pkgs+=(prometheus)
+# adapters/mp3's decoder is held to Debian's ffmpeg's PCM on files LAME
+# encodes (TestDecodeMatchesFFmpeg), and its billing test cat-joins LAME files.
+command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
+command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `make eval` needs on a fresh Debian machine: espeak-ng (the
-# Armenian voice that speaks the synthetic calls), sox (pauses, overlaps,
-# noise, mixing) and lame (the MP3 a job receives). Idempotent; quiet when
+# Armenian voice that speaks the synthetic calls), flite (English voices of
+# real speakers), sox (pauses, overlaps, noise, music, telephone band,
+# mixing) and lame (the MP3 a job receives). Idempotent; quiet when
 # everything is there.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ command -v espeak-ng >/dev/null 2>&1 || need_pkgs+=(espeak-ng)
 command -v sox >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v soxi >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
+# flite's voices are built from real speakers' recordings (CMU ARCTIC).
+command -v flite >/dev/null 2>&1 || need_pkgs+=(flite)
 
 if ((${#need_pkgs[@]})); then
   echo "eval-deps: installing ${need_pkgs[*]} from Debian's packages"

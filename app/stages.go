@@ -87,8 +87,9 @@ type TranscribeAudio struct {
 	recognizer ports.SpeechRecognizer
 	clock      ports.Clock
 	tempDir    string
-	diarizer   ports.Diarizer     // nil: mono calls need the engine's own speaker labels
-	chunker    ports.AudioChunker // nil: every recording goes to the engine whole
+	diarizer   ports.Diarizer         // nil: mono calls need the engine's own speaker labels
+	chunker    ports.AudioChunker     // nil: every recording goes to the engine whole
+	inspector  ports.ChannelInspector // nil: every stereo call is one speaker per channel
 	limits     ports.ChunkLimits
 	parallel   int // pieces of one recording recognised at once
 	log        *slog.Logger
@@ -102,6 +103,14 @@ type TranscribeOption func(*TranscribeAudio)
 func WithDiarizer(d ports.Diarizer) TranscribeOption {
 	need("diarizer", d)
 	return func(uc *TranscribeAudio) { uc.diarizer = d }
+}
+
+// WithChannelInspector looks at stereo phone calls' channels with c: a call
+// written twice (dual mono) or beside a silent channel is diarized as mono
+// (with the diarizer; without one it stays one speaker per channel).
+func WithChannelInspector(c ports.ChannelInspector) TranscribeOption {
+	need("channel inspector", c)
+	return func(uc *TranscribeAudio) { uc.inspector = c }
 }
 
 // WithChunking cuts recordings longer than limits allow into pieces with c
@@ -153,7 +162,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	case err != nil && !errors.Is(err, errRecognizing):
 		return ignoreMissing(err, "transcribe")
 	}
-	text, segs, err := uc.recognize(ctx, j)
+	text, segs, note, err := uc.recognize(ctx, j)
 	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
 		err = audioMissing(ctx, uc.log, uc.jobs, StageTranscribe, j, err)
 	}
@@ -168,7 +177,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		if err != nil {
 			return failUnlessMovedOn(j.Recognizing(), err)
 		}
-		return j.Recognize(now, text, segs)
+		return j.RecognizeNoted(now, text, segs, note)
 	})
 }
 
@@ -176,7 +185,10 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 // already (its worker died): nothing to write before recognising it again.
 var errRecognizing = errors.New("job is converting already")
 
-func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+// recognize returns the transcript and its segments, and a note for the
+// job's history on how the audio was taken ("" when there is nothing to
+// say).
+func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string, []domain.Segment, string, error) {
 	if j.Type == domain.TypePhoneCall && j.Audio != nil && j.Audio.Channels == 2 {
 		return uc.recognizeStereoCall(ctx, j)
 	}
@@ -184,26 +196,31 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
 		var err error
 		if turns, err = uc.diarize(ctx, j); err != nil {
-			return "", nil, err
+			return "", nil, "", err
 		}
 		if len(turns) == 0 {
-			return "", nil, domain.Permanent(domain.ErrNoSpeech)
+			return "", nil, "", domain.Permanent(domain.ErrNoSpeech)
 		}
 	}
 	rec, err := uc.recognizeRecording(ctx, j)
 	if err != nil {
-		return "", nil, err
-	}
-	segs := rec.Segments
-	if len(segs) == 0 && strings.TrimSpace(rec.Text) != "" {
-		segs = []domain.Segment{{Start: 0, End: rec.Duration, Text: strings.TrimSpace(rec.Text)}}
+		return "", nil, "", err
 	}
 	if j.Type == domain.TypeSingleVoice {
+		segs := channelSegments(rec)
 		for i := range segs {
 			segs[i].Speaker = ""
 		}
-		return domain.PlainText(segs), segs, nil
+		return domain.PlainText(segs), segs, "", nil
 	}
+	text, segs, err := uc.labelMonoCall(rec, turns)
+	return text, segs, "", err
+}
+
+// labelMonoCall gives the segments of a mono call's recognition their
+// speakers: the engine's own labels, else the diarizer's turns.
+func (uc *TranscribeAudio) labelMonoCall(rec domain.Recognition, turns []domain.Turn) (string, []domain.Segment, error) {
+	segs := channelSegments(rec)
 	switch {
 	case labelled(segs): // the engine told the speakers apart itself
 	case uc.diarizer != nil:
@@ -366,23 +383,33 @@ func labelled(segs []domain.Segment) bool {
 	return len(seen) >= 1 && len(segs) > 0
 }
 
-func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, error) {
+func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job) (string, []domain.Segment, string, error) {
 	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
 	if err != nil {
-		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)
+		return "", nil, "", fmt.Errorf("transcribe: temp dir: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	r, err := uc.blobs.Open(ctx, j.BlobKey)
 	if err != nil {
-		return "", nil, fmt.Errorf("transcribe: open audio: %w", err)
+		return "", nil, "", fmt.Errorf("transcribe: open audio: %w", err)
 	}
 	paths, err := uc.splitter.SplitChannels(ctx, r, dir)
 	r.Close()
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	if len(paths) != 2 {
-		return "", nil, domain.WrongChannels("stereo", len(paths))
+		return "", nil, "", domain.WrongChannels("stereo", len(paths))
+	}
+	if uc.inspector != nil && uc.diarizer != nil {
+		layout, err := uc.inspector.InspectChannels(ctx, paths[0], paths[1])
+		if err != nil {
+			return "", nil, "", fmt.Errorf("transcribe: %w", err)
+		}
+		if layout.Mono() {
+			text, segs, err := uc.recognizeOneChannel(ctx, j, paths[layout.Channel])
+			return text, segs, layout.Note(), err
+		}
 	}
 	var files []ports.AudioFile
 	for i, p := range paths {
@@ -390,10 +417,28 @@ func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job
 	}
 	recs, err := uc.recognizeFiles(ctx, j, files)
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
-	return domain.FormatPhoneCall(segs), segs, nil
+	return domain.FormatPhoneCall(segs), segs, "", nil
+}
+
+// recognizeOneChannel takes a stereo call whose channel at path carries
+// both speakers as a mono call: diarized, recognised once, labelled.
+func (uc *TranscribeAudio) recognizeOneChannel(ctx context.Context, j domain.Job, path string) (string, []domain.Segment, error) {
+	turns, err := uc.diarizer.Diarize(ctx, path)
+	if err != nil {
+		return "", nil, fmt.Errorf("transcribe: %w", err)
+	}
+	if len(turns) == 0 {
+		return "", nil, domain.Permanent(domain.ErrNoSpeech)
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	recs, err := uc.recognizeFiles(ctx, j, []ports.AudioFile{{Name: "call.wav", Open: open}})
+	if err != nil {
+		return "", nil, err
+	}
+	return uc.labelMonoCall(recs[0], turns)
 }
 
 func channelSegments(r domain.Recognition) []domain.Segment {

@@ -130,6 +130,7 @@ type RecognizedData struct {
 	Type          JobType   `json:"type"`
 	Transcription string    `json:"transcription"`
 	Segments      []Segment `json:"segments"`
+	Note          string    `json:"note,omitempty"` // for operators: how the audio was taken
 }
 
 // TranscriptReadyData is the data of hyscribe.transcript.ready.v1.

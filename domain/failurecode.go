@@ -39,7 +39,7 @@ var jobFailureKinds = kinds(
 	"upload_too_large", `^the upload is larger than the (.+?) limit`,
 	"file_empty", `^the file is empty$`,
 	"no_mp3_frames", `^the file is not MP3 audio`,
-	"mp3_8khz", `^the MP3 file is 8 kHz`,
+	"mp3_format_change", `^the MP3 file changes format after ([0-9.]+) s, from (.+?) to (.+?):`,
 	"silent_audio", `^the audio is empty`,
 	"audio_missing", `^the uploaded audio is missing`,
 	"not_mp3", `^the file is (.+?), not MP3`,

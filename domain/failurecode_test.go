@@ -23,7 +23,7 @@ func TestEveryFailureReasonHasItsCode(t *testing.T) {
 		{UploadTooLarge("512 MiB") + ": " + ErrTooLarge.Error(), "upload_too_large", []string{"512 MiB"}},
 		{ErrEmptyFile.Error(), "file_empty", nil},
 		{ErrNoMP3Frames.Error(), "no_mp3_frames", nil},
-		{ErrMP3At8kHz.Error(), "mp3_8khz", nil},
+		{"the MP3 file changes format after 0.8 s, from 8 kHz mono MPEG-2.5 layer III to 16 kHz mono MPEG-2 layer III: files joined from recordings of different sample rates or channel counts are not supported; convert the whole recording to one format and upload it again", "mp3_format_change", []string{"0.8", "8 kHz mono MPEG-2.5 layer III", "16 kHz mono MPEG-2 layer III"}},
 		{ErrSilentAudio.Error(), "silent_audio", nil},
 		{ErrAudioMissing.Error(), "audio_missing", nil},
 		{NotMP3("WAV audio", "").Error(), "not_mp3", []string{"WAV"}},

@@ -26,7 +26,6 @@ func UploadExpired(window time.Duration) string {
 var (
 	ErrEmptyFile    = Permanent(errors.New("the file is empty"))
 	ErrNoMP3Frames  = Permanent(errors.New("the file is not MP3 audio (no MPEG audio frames found)"))
-	ErrMP3At8kHz    = Permanent(errors.New("the MP3 file is 8 kHz MPEG-2.5 audio, which the decoder cannot decode; convert it to 16 kHz or more"))
 	ErrSilentAudio  = Permanent(errors.New("the audio is empty: no MP3 frames with sound were found"))
 	ErrAudioMissing = Permanent(errors.New("the uploaded audio is missing from storage"))
 )

@@ -228,6 +228,12 @@ func (j *Job) StartConverting(now time.Time) ([]Event, error) {
 // Recognize stores the recognised transcript; the job stays converting until
 // it is enriched with a title and a summary.
 func (j *Job) Recognize(now time.Time, transcription string, segments []Segment) ([]Event, error) {
+	return j.RecognizeNoted(now, transcription, segments, "")
+}
+
+// RecognizeNoted is Recognize with a note for the job's history on how the
+// audio was taken (ChannelLayout.Note); "" for none.
+func (j *Job) RecognizeNoted(now time.Time, transcription string, segments []Segment, note string) ([]Event, error) {
 	if !j.Recognizing() {
 		return nil, fmt.Errorf("recognize in %s: %w", j.Status, ErrInvalidTransition)
 	}
@@ -235,7 +241,7 @@ func (j *Job) Recognize(now time.Time, transcription string, segments []Segment)
 		return nil, Permanent(ErrNoSpeech)
 	}
 	j.Transcription, j.Segments, j.UpdatedAt = transcription, segments, now
-	return []Event{newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: transcription, Segments: segments, Type: j.Type})}, nil
+	return []Event{newEvent(TopicTranscriptRecognized, j, now, RecognizedData{Transcription: transcription, Segments: segments, Type: j.Type, Note: note})}, nil
 }
 
 // Complete adds the title, summary and language: converting → transcribed.

@@ -12,3 +12,19 @@ func (e Event) StatusChange() (status Status, errMsg string, ok bool) {
 	}
 	return d.Status, d.Error, true
 }
+
+// HistoryNote is what the job's history keeps beside an event besides its
+// state: the note of a transcript.recognised event (how the recording was
+// taken, e.g. a stereo call diarized as mono), "" for any other.
+func (e Event) HistoryNote() string {
+	if e.Topic != TopicTranscriptRecognized {
+		return ""
+	}
+	var d struct {
+		Note string `json:"note"`
+	}
+	if e.DecodeData(&d) != nil {
+		return ""
+	}
+	return d.Note
+}

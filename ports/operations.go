@@ -23,6 +23,7 @@ type JobEvent struct {
 	Type    string        // "job.status", "transcript.ready", …
 	Status  domain.Status // the state entered, for job.status events
 	Error   string        // the readable error of a failed state
+	Note    string        // domain.Event.HistoryNote: how the audio was taken
 	At      time.Time     // when it happened (the event's occurredAt)
 }
 

@@ -492,6 +492,16 @@ type Diarizer interface {
 	Diarize(ctx context.Context, wavPath string) ([]domain.Turn, error)
 }
 
+// ChannelInspector tells a stereo call whose channels are two speakers
+// from one that carries the call on one channel: the same mix on both
+// (dual mono) or the call beside a silent channel.
+type ChannelInspector interface {
+	// InspectChannels reads the two 16 kHz mono 16-bit WAV files of a
+	// stereo recording (as ChannelSplitter writes them). Errors are read
+	// failures or a done ctx.
+	InspectChannels(ctx context.Context, left, right string) (domain.ChannelLayout, error)
+}
+
 // ChunkLimits bound one request to a speech engine; zero means no bound.
 type ChunkLimits struct {
 	MaxBytes   int64

@@ -93,6 +93,7 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 		return nil, err
 	}
 	speech := vad(energy)
+	dropMusic(energy, speech)
 	regs := regions(speech)
 	if len(regs) == 0 {
 		return nil, nil

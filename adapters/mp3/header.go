@@ -150,6 +150,14 @@ func (h header) describe() string {
 	return fmt.Sprintf("%s layer %s", v, [4]string{"", "I", "II", "III"}[h.layer])
 }
 
+// streamName names a stream for the customer: "8 kHz mono MPEG-2.5".
+func (h header) streamName() string {
+	ch := map[bool]string{true: "mono", false: "stereo"}[h.mode == modeMono]
+	khz := fmt.Sprintf("%g kHz", float64(h.sampleRate)/1000)
+	v := map[int]string{mpeg1: "MPEG-1", mpeg2: "MPEG-2", mpeg25: "MPEG-2.5"}[h.version]
+	return fmt.Sprintf("%s %s %s layer %s", khz, ch, v, [4]string{"", "I", "II", "III"}[h.layer])
+}
+
 // infoTag is what the first frame of a stream may say about the whole
 // stream: a Xing/Info header (LAME and most encoders) or a VBRI header
 // (Fraunhofer), optionally followed by LAME's gapless-playback fields.

@@ -4,7 +4,10 @@ import "io"
 
 // frameSource is the stream go-mp3 decodes: the audio frames of the upload
 // and nothing else (no tags, junk or Xing frame), rewritten where go-mp3
-// v0.3.4 would misread them.
+// v0.3.4 would misread them. (The copy in internal/gomp3 has the frame
+// size fixed too; repacking stays, as it also silences the frames of a cut
+// stream whose reservoir is missing instead of decoding them from the
+// wrong bytes.)
 //
 // MPEG-1 frames pass unchanged. go-mp3 computes the size of an MPEG-2 frame
 // as (144·bitrate/rate + padding) >> 1, one byte short of the standard's
@@ -18,11 +21,8 @@ import "io"
 // field is the smallest that holds it. go-mp3 then computes every size
 // right and decodes what it would have decoded from an intact stream.
 //
-// The same rewrite labels MPEG-2.5 frames as MPEG-2, which go-mp3 accepts:
-// at 11.025 and 12 kHz MPEG-2.5 uses the scale-factor bands of 16 kHz
-// MPEG-2, so the frames are marked 16 kHz and decode exactly (the PCM's
-// real rate is known from the original header). 8 kHz has bands of its own
-// and cannot be relabelled.
+// MPEG-2.5 frames keep their version and rate: the decoder kept in
+// internal/gomp3 has the scale-factor bands of all three MPEG-2.5 rates.
 type frameSource struct {
 	s      *scanner
 	frame  []byte // the frame being read
@@ -102,21 +102,18 @@ func (f *frameSource) passMPEG1(h header, fr []byte) []byte {
 // information and its main data, of which the first mdb bytes travel at the
 // end of the frame before it.
 type lsfFrame struct {
-	raw       uint32 // header with bitrate index 0, to be chosen
-	rateIndex int
-	side      []byte
-	data      []byte
-	mdb       int
-	spill     []byte // the head of the next frame's data, at the end
+	raw   uint32 // header with bitrate index 0, to be chosen
+	rate  int    // sample rate in Hz
+	side  []byte
+	data  []byte
+	mdb   int
+	spill []byte // the head of the next frame's data, at the end
 }
-
-// goRates are the sample rates go-mp3 assumes for the MPEG-2 rate indexes.
-var goRates = [3]int{22050, 24000, 16000}
 
 // area is the main-data room of a frame with bitrate index i, as go-mp3
 // computes it (its formula is right for unpadded frames).
 func (l *lsfFrame) area(i int) int {
-	return (144*bitrates[0][3][i]*1000/goRates[l.rateIndex])>>1 - 4 - len(l.side)
+	return (144*bitrates[0][3][i]*1000/l.rate)>>1 - 4 - len(l.side)
 }
 
 // encode appends the frame in the smallest size that holds its data.
@@ -153,13 +150,11 @@ func (f *frameSource) repackLSF(h header, fr []byte) []byte {
 	l := f.next
 	l.side = append(l.side[:0], fr[sideAt:sideAt+h.sideInfoSize()]...)
 	area := fr[sideAt+len(l.side):]
-	l.rateIndex = int(h.raw >> 10 & 3)
-	if h.version == mpeg25 {
-		l.rateIndex = 2 // 11.025 and 12 kHz share 16 kHz MPEG-2's bands
-	}
-	// MPEG-2, layer III, no CRC, no padding, the rate index; private bit,
-	// mode, extension, copyright, original and emphasis (low 9 bits) kept.
-	l.raw = 0xFFE00000 | 2<<19 | 1<<17 | 1<<16 | uint32(l.rateIndex)<<10 | h.raw&0x1FF
+	l.rate = h.sampleRate
+	// Sync, version (MPEG-2 or 2.5) and layer III kept, no CRC, no padding;
+	// the rate index, private bit, mode, extension, copyright, original and
+	// emphasis (low 12 bits but the bitrate's and padding's) kept.
+	l.raw = h.raw&0xFFFE0000 | 1<<16 | h.raw&0xDFF
 	l.mdb, l.spill = 0, l.spill[:0]
 
 	// Main data length: part2_3_length (12 bits) of each channel's one

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 const (
@@ -39,6 +41,7 @@ type scanner struct {
 	owned   bool   // br came from readers: release returns it
 	ref     header // the first frame; the rest of the stream must match it
 	pending int    // bytes of the frame last returned by next, still to skip
+	played  int64  // samples per channel in the frames next returned
 	calls   int
 }
 
@@ -317,6 +320,7 @@ func (s *scanner) next() (header, []byte, error) {
 				return header{}, nil, err
 			}
 			s.pending = h.size
+			s.played += int64(h.samples)
 			return h, f, nil
 		}
 		if err := s.skipJunk(); err != nil {
@@ -344,6 +348,9 @@ func (s *scanner) skipJunk() error {
 		_, err := s.skip(size)
 		return err
 	}
+	if err := s.foreignStream(); err != nil { // the next file of a cat
+		return err
+	}
 	s.drop(1)
 	for {
 		if err := s.tick(); err != nil {
@@ -365,8 +372,56 @@ func (s *scanner) skipJunk() error {
 		if ok, err := s.resyncAt(); ok || err != nil {
 			return err
 		}
+		if err := s.foreignStream(); err != nil {
+			return err
+		}
 		s.drop(1)
 	}
+}
+
+// foreignStream refuses the file if another stream starts here: minRun
+// chained frames of one stream (or at least two up to the end of the file)
+// that is not the first one, as when MP3 files of different rates or of
+// mono and stereo are joined with cat. Its frames cannot be skipped as junk
+// (the file's measured, charged and limited duration would leave them out
+// while a speech engine given the file would hear them) nor counted with
+// the first stream's (they are another rate, another number of channels),
+// so the file is refused before anything is charged.
+func (s *scanner) foreignStream() error {
+	b, err := s.peek(minRun*maxFrameSize + 4)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	first, ok := parseHeader(b)
+	if !ok || s.ref.sameStream(first) {
+		return nil
+	}
+	off, frames := 0, 0
+	for h := first; ; {
+		end := off + h.size
+		if end > len(b) {
+			return nil
+		}
+		if frames++; frames >= minRun {
+			break
+		}
+		next, ok := parseHeader(b[end:])
+		if !ok && err == io.EOF && len(b)-end < 4 && frames >= 2 {
+			break
+		}
+		if !ok || !first.sameStream(next) {
+			return nil
+		}
+		off, h = end, next
+	}
+	return streamChangeError(s.ref, first, float64(s.played)/float64(s.ref.sampleRate))
+}
+
+// streamChangeError says where and how the stream changes.
+func streamChangeError(from, to header, at float64) error {
+	return domain.Permanent(fmt.Errorf("the MP3 file changes format after %.1f s, from %s to %s: "+
+		"files joined from recordings of different sample rates or channel counts are not supported; "+
+		"convert the whole recording to one format and upload it again", at, from.streamName(), to.streamName()))
 }
 
 // resyncAt reports whether a frame of the stream starts here, confirmed by

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	gomp3 "github.com/hajimehoshi/go-mp3"
+	gomp3 "github.com/hyscribe/hyscribe/adapters/mp3/internal/gomp3"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -35,36 +35,10 @@ type Splitter struct{}
 // what Prober measures and times in them are times in the recording.
 //
 // Memory stays constant: frames are decoded, resampled and written one at a
-// time. Audio that cannot be decoded, 8 kHz MPEG-2.5 included (see the
-// package comment), is a domain.Permanent error; nothing is left in dir
+// time. Audio that cannot be decoded is a domain.Permanent error; nothing is left in dir
 // after an error.
 func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (paths []string, err error) {
-	s := newScanner(ctx, r)
-	defer s.release()
-	st, err := s.begin()
-	if err != nil {
-		return nil, splitError(err)
-	}
-	if err := checkLayer(st.ref); err != nil {
-		return nil, err
-	}
-	if st.ref.version == mpeg25 && st.ref.sampleRate == 8000 {
-		return nil, domain.ErrMP3At8kHz
-	}
-	src := newFrameSource(s)
-	dec, err := newDecoder(src)
-	if err != nil {
-		if src.err != nil {
-			return nil, splitError(src.err)
-		}
-		return nil, domain.UndecodableMP3(err)
-	}
-
-	names := []string{"mono.wav"}
-	if st.ref.channels() == 2 {
-		names = []string{"left.wav", "right.wav"}
-	}
-	outs := make([]*channelOut, len(names))
+	var outs []*channelOut
 	defer func() {
 		for _, o := range outs {
 			if o != nil && err != nil {
@@ -73,21 +47,23 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 			}
 		}
 	}()
-	for i, name := range names {
-		w, err := createWAV(filepath.Join(dir, name), SpeechRate)
-		if err != nil {
-			return nil, fmt.Errorf("mp3.SplitChannels: %w", err)
+	open := func(st start) error {
+		names := []string{"mono.wav"}
+		if st.ref.channels() == 2 {
+			names = []string{"left.wav", "right.wav"}
 		}
-		outs[i] = &channelOut{w: w, rs: newResampler(st.ref.sampleRate, SpeechRate)}
-		paths = append(paths, w.f.Name())
+		for _, name := range names {
+			w, err := createWAV(filepath.Join(dir, name), SpeechRate)
+			if err != nil {
+				return fmt.Errorf("mp3.SplitChannels: %w", err)
+			}
+			outs = append(outs, &channelOut{w: w, rs: newResampler(st.ref.sampleRate, SpeechRate)})
+			paths = append(paths, w.f.Name())
+		}
+		return nil
 	}
-
-	t := newTrimmer(st.tag)
-	if err := decode(ctx, dec, src, st.ref, t, outs); err != nil {
+	if err := decodePCM(ctx, r, open, func(pcm []byte) error { return emit(pcm, outs) }); err != nil {
 		return nil, err
-	}
-	if err := t.finish(st.tag, src.frames, outs); err != nil {
-		return nil, fmt.Errorf("mp3.SplitChannels: %w", err)
 	}
 	for _, o := range outs {
 		o.pcm = o.rs.flush(o.pcm[:0])
@@ -101,6 +77,41 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 	return paths, nil
 }
 
+// decodePCM decodes the MP3 in r: open learns what the stream is before
+// any audio, then sink receives its interleaved 16-bit stereo PCM (a mono
+// stream has both channels equal) at the stream's own rate, LAME's encoder
+// delay and padding trimmed. Errors of the file are domain.Permanent.
+func decodePCM(ctx context.Context, r io.Reader, open func(start) error, sink func(pcm []byte) error) error {
+	s := newScanner(ctx, r)
+	defer s.release()
+	st, err := s.begin()
+	if err != nil {
+		return splitError(err)
+	}
+	if err := checkLayer(st.ref); err != nil {
+		return err
+	}
+	src := newFrameSource(s)
+	dec, err := newDecoder(src)
+	if err != nil {
+		if src.err != nil {
+			return splitError(src.err)
+		}
+		return domain.UndecodableMP3(err)
+	}
+	if err := open(st); err != nil {
+		return err
+	}
+	t := newTrimmer(st.tag)
+	if err := decode(ctx, dec, src, st.ref, t, sink); err != nil {
+		return err
+	}
+	if err := t.finish(st.tag, src.frames, sink); err != nil {
+		return fmt.Errorf("mp3.SplitChannels: %w", err)
+	}
+	return nil
+}
+
 // channelOut is one channel on its way to its file.
 type channelOut struct {
 	w   *wavWriter
@@ -112,7 +123,7 @@ type channelOut struct {
 // decode runs go-mp3 over src to its end. A frame go-mp3 fails on (corrupt
 // data that still looked like a frame) becomes a frame of silence, so later
 // times stay right; a stream that fails too often is refused.
-func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref header, t *trimmer, outs []*channelOut) error {
+func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref header, t *trimmer, sink func([]byte) error) error {
 	buf := make([]byte, 4*1152*4) // go-mp3 gives 4 bytes per stereo sample
 	var bad int64
 	for {
@@ -123,7 +134,7 @@ func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref heade
 		}
 		n, err := read(dec, buf)
 		if n > 0 {
-			if werr := t.push(buf[:n], outs); werr != nil {
+			if werr := t.push(buf[:n], sink); werr != nil {
 				return fmt.Errorf("mp3.SplitChannels: %w", werr)
 			}
 		}
@@ -136,7 +147,7 @@ func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref heade
 			if bad++; bad > 10 && bad*10 > src.frames {
 				return domain.UndecodableMP3(err)
 			}
-			if werr := t.push(make([]byte, 4*ref.samples), outs); werr != nil {
+			if werr := t.push(make([]byte, 4*ref.samples), sink); werr != nil {
 				return fmt.Errorf("mp3.SplitChannels: %w", werr)
 			}
 		}
@@ -183,16 +194,16 @@ func newTrimmer(tag *infoTag) *trimmer {
 	return t
 }
 
-func (t *trimmer) push(pcm []byte, outs []*channelOut) error {
+func (t *trimmer) push(pcm []byte, sink func([]byte) error) error {
 	drop := min(t.skip, len(pcm)/4)
 	t.skip -= drop
 	pcm = pcm[4*drop:]
 	if t.hold == 0 {
-		return emit(pcm, outs)
+		return sink(pcm)
 	}
 	t.tail = append(t.tail, pcm...)
 	if over := len(t.tail) - 4*t.hold; over > 0 {
-		if err := emit(t.tail[:over], outs); err != nil {
+		if err := sink(t.tail[:over]); err != nil {
 			return err
 		}
 		t.tail = append(t.tail[:0], t.tail[over:]...)
@@ -202,11 +213,11 @@ func (t *trimmer) push(pcm []byte, outs []*channelOut) error {
 
 // finish emits the held-back tail unless the stream ended where the encoder
 // ended it, in which case the tail is padding.
-func (t *trimmer) finish(tag *infoTag, frames int64, outs []*channelOut) error {
+func (t *trimmer) finish(tag *infoTag, frames int64, sink func([]byte) error) error {
 	if tag != nil && tag.frames == frames {
 		return nil
 	}
-	return emit(t.tail, outs)
+	return sink(t.tail)
 }
 
 // emit splits interleaved 16-bit stereo PCM into channels, resamples and

@@ -57,7 +57,7 @@ var qaMessages = map[string][2]string{
 	"fail.upload_too_large":      {"Վերբեռնված ֆայլը մեծ է %s սահմանից։", "The upload is larger than the %s limit."},
 	"fail.file_empty":            {"Ֆայլը դատարկ է։", "The file is empty."},
 	"fail.no_mp3_frames":         {"Ֆայլը MP3 ձայնագրություն չէ (MPEG ձայնային կադրեր չգտնվեցին)։", "The file is not MP3 audio (no MPEG audio frames found)."},
-	"fail.mp3_8khz":              {"MP3 ֆայլը 8 կՀց MPEG-2.5 է, որը հնարավոր չէ վերծանել․ փոխարկեք այն 16 կՀց կամ ավելի բարձր հաճախականության։", "The MP3 file is 8 kHz MPEG-2.5 audio, which cannot be decoded; convert it to 16 kHz or more."},
+	"fail.mp3_format_change":     {"MP3 ֆայլը %s վ հետո փոխում է ձևաչափը՝ %s-ից %s․ տարբեր ձևաչափերի ձայնագրություններից միացված ֆայլերը չեն ընդունվում․ փոխարկեք ամբողջ ձայնագրությունը մեկ ձևաչափի և վերբեռնեք։", "The MP3 file changes format after %s s, from %s to %s; files joined from recordings of different formats are not supported: convert the whole recording to one format and upload it again."},
 	"fail.silent_audio":          {"Ձայնագրությունը դատարկ է․ ձայնով MP3 կադրեր չգտնվեցին։", "The audio is empty: no MP3 frames with sound were found."},
 	"fail.audio_missing":         {"Վերբեռնված ձայնագրությունը պահոցում չէ։", "The uploaded audio is missing from storage."},
 	"fail.not_mp3":               {"Ֆայլը %s է, ոչ MP3․ ընդունվում է միայն MP3։", "The file is %s, not MP3; only MP3 is supported."},

@@ -22,7 +22,15 @@
 // 0.08–0.16 s, which the voice-activity detector bridges); close voices of
 // one gender (two male, two female, pitches a few eSpeak steps apart) in
 // the 10- and 20-turn calls, with quick turn-taking and in noise. -heldout
-// swaps the close pairs for others the diarizer was not tuned on. DER is
+// swaps the close pairs for others the diarizer was not tuned on.
+//
+// Call-centre conditions (issue 21): the telephone band (300–3400 Hz) at
+// 8 kHz encoded as MPEG-2.5, distinct and close pairs; 12 s of music on
+// hold at the start and in the middle; the call as dual-mono stereo and
+// beside a silent channel (split, inspected and diarized as the transcribe
+// stage does); a 30-minute call; and voices built from real speakers'
+// recordings: Debian's flite voices (slt, awb, rms, kal) speaking the call
+// in English. (Debian's MBROLA voices are not in main, so not used.) DER is
 // scored with a 0.25 s collar, as is customary. Each call is also
 // formatted as a transcript and checked for exactly two labels in the
 // right order of turns.
@@ -151,6 +159,10 @@ type condition struct {
 	pink         bool    // pink noise rather than white
 	backchannels bool
 	quick        float64 // > 0: every pause between turns is this (plus the jitter, up to 0.08 s)
+	telephone    bool    // band-limited to 300–3400 Hz and encoded as 8 kHz MPEG-2.5, as telephony systems record
+	music        string  // "start" or "middle": 12 s of music on hold there
+	stereo       string  // "dual" (the call on both channels) or "onesilent" (beside a silent channel)
+	minutes      float64 // > 0: the dialogue repeated to last this long, turns placed one after another
 }
 
 // The speech of a turn has an RMS of about 0.09 (sox stat); white noise
@@ -171,6 +183,48 @@ var conditions = []condition{
 	{name: "close-female", class: "close", pairs: closeFemale, dialogue: dialogue},
 	{name: "close-female-long", class: "close", pairs: closeFemale, dialogue: longDialogue},
 	{name: "close-female-quick", class: "close", pairs: closeFemale, dialogue: longDialogue, quick: 0.08},
+	// Call-centre audio (issue 21).
+	{name: "telephone-8k", class: "distinct", pairs: distinct, dialogue: dialogue, telephone: true},
+	{name: "music-start", class: "distinct", pairs: distinct, dialogue: dialogue, music: "start"},
+	{name: "music-middle", class: "distinct", pairs: distinct, dialogue: dialogue, music: "middle"},
+	{name: "dual-mono", class: "distinct", pairs: distinct, dialogue: dialogue, stereo: "dual"},
+	{name: "one-silent", class: "distinct", pairs: distinct, dialogue: dialogue, stereo: "onesilent"},
+	{name: "close-male-tel", class: "close", pairs: closeMale, dialogue: dialogue, telephone: true},
+	{name: "close-female-tel", class: "close", pairs: closeFemale, dialogue: dialogue, telephone: true},
+	{name: "flite", class: "flite", pairs: fliteDistinct, dialogue: dialogueEN},
+	{name: "flite-tel", class: "flite", pairs: fliteDistinct, dialogue: dialogueEN, telephone: true},
+	{name: "flite-male", class: "flite", pairs: fliteMale, dialogue: dialogueEN},
+	{name: "flite-music", class: "flite", pairs: fliteDistinct, dialogue: dialogueEN, music: "middle"},
+	{name: "call-30min", class: "distinct", pairs: distinct[:1], dialogue: longDialogue, minutes: 30},
+}
+
+// fliteDistinct and fliteMale are pairs of Debian's flite voices, built
+// from recordings of real speakers (CMU ARCTIC: slt a US woman, awb a
+// Scottish man, rms a US man; kal a US man's diphones). They speak English:
+// dialogueEN, the ten-turn call translated.
+var fliteDistinct = [][2]voice{
+	{{"flite:slt", "", ""}, {"flite:awb", "", ""}},
+	{{"flite:rms", "", ""}, {"flite:slt", "", ""}},
+	{{"flite:slt", "", ""}, {"flite:kal", "", ""}},
+}
+
+var fliteMale = [][2]voice{
+	{{"flite:awb", "", ""}, {"flite:rms", "", ""}},
+	{{"flite:rms", "", ""}, {"flite:kal", "", ""}},
+	{{"flite:kal", "", ""}, {"flite:awb", "", ""}},
+}
+
+var dialogueEN = []line{
+	{0, "Hello, this is the customer service centre, how can I help you?", 0},
+	{1, "Hello, I placed an order yesterday, but I have not heard anything yet.", 0.5},
+	{0, "Please tell me the order number and your name.", 0.4},
+	{1, "The order number is twelve thousand three hundred, my name is Ani Sargsyan.", 0.6},
+	{0, "Thank you, one moment please, I am checking. Your order is ready and will ship tomorrow.", 0.7},
+	{1, "Can you tell me what time they will bring it?", 0.3},
+	{0, "The courier will call you in the morning, between ten and twelve.", 0.5},
+	{1, "Very good, thank you for your help.", 0.4},
+	{0, "You are welcome, if you have other questions, call us. Goodbye.", 0.6},
+	{1, "Goodbye.", 0.3},
 }
 
 // score is what one condition (or class) adds up.
@@ -196,6 +250,9 @@ func (s *score) add(o score) {
 	s.ordered += o.ordered
 }
 
+// telKbps is the bitrate of the 8 kHz telephone conditions' MP3s.
+var telKbps = flag.String("telkbps", "16", "bitrate (kbit/s) of the 8 kHz telephone-band MP3s")
+
 func main() {
 	keep := flag.String("keep", "", "directory to keep the generated calls in (default: a temporary one)")
 	collar := flag.Float64("collar", 0.25, "DER collar in seconds")
@@ -215,7 +272,7 @@ func main() {
 			conditions[i].name = strings.Replace(conditions[i].name, "close", "heldout", 1)
 		}
 	}
-	for _, tool := range []string{"espeak-ng", "sox", "lame"} {
+	for _, tool := range []string{"espeak-ng", "sox", "soxi", "lame", "flite"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fail(fmt.Errorf("%s is not installed (make eval installs it with .ci/eval-deps.sh)", tool))
 		}
@@ -236,7 +293,7 @@ func main() {
 	header := fmt.Sprintf("%-18s %5s %8s %7s %7s %8s %6s %11s %8s %8s %7s %s",
 		"condition", "calls", "speech s", "missed", "false", "confused", "DER", "words right", "bound50", "bound90", "changes", "in order")
 	fmt.Println(header)
-	classes := map[string]*score{"distinct": {}, "close": {}}
+	classes := map[string]*score{"distinct": {}, "close": {}, "flite": {}}
 	var cpu time.Duration
 	var audio float64
 	for _, c := range conditions {
@@ -273,7 +330,7 @@ func main() {
 		printRow(c.name, sum)
 	}
 	fmt.Println()
-	for _, k := range []string{"distinct", "close"} {
+	for _, k := range []string{"distinct", "close", "flite"} {
 		if classes[k].calls > 0 {
 			printRow("all "+k, *classes[k])
 		}
@@ -484,10 +541,15 @@ func run(name string, args ...string) (string, error) {
 // estimated times and its length in seconds.
 func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, []refWord, float64, error) {
 	var lines []line
-	for i, l := range c.dialogue {
-		lines = append(lines, l)
-		if b, ok := backchannels[i]; ok && c.backchannels {
-			lines = append(lines, b)
+	for rep := 0; rep == 0 || (c.minutes > 0 && float64(rep) < c.minutes*60/30); rep++ {
+		for i, l := range c.dialogue {
+			if rep > 0 && i == 0 {
+				l.gap = 0.6 // the dialogue starts again after a pause, not on its last word
+			}
+			lines = append(lines, l)
+			if b, ok := backchannels[i]; ok && c.backchannels {
+				lines = append(lines, b)
+			}
 		}
 	}
 	var ref []domain.Turn
@@ -495,18 +557,17 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 	var parts []string
 	at := 0.3 // the call starts with a little silence
 	prevEnd := at
+	utts := map[string]string{} // a long call says each line many times: spoken once
 	for i, l := range lines {
 		v := p[l.speaker]
-		raw := fmt.Sprintf("%s-%02d-raw.wav", name, i)
-		utt := fmt.Sprintf("%s-%02d.wav", name, i)
-		if _, err := run("espeak-ng", "-v", v.name, "-p", v.pitch, "-s", v.speed, "-w", raw, l.text); err != nil {
-			return nil, nil, 0, err
-		}
-		// Trim the voice's own leading and trailing silence, so the known
-		// turn is where the speech is; 16 kHz mono like the service's.
-		if _, err := run("sox", "-R", raw, "-r", "16000", "-c", "1", "-b", "16", utt,
-			"silence", "1", "0.02", "0.5%", "reverse", "silence", "1", "0.02", "0.5%", "reverse"); err != nil {
-			return nil, nil, 0, err
+		key := fmt.Sprintf("%d|%s", l.speaker, l.text)
+		utt, ok := utts[key]
+		if !ok {
+			utt = fmt.Sprintf("%s-u%03d.wav", name, len(utts))
+			if err := speak(v, l.text, utt); err != nil {
+				return nil, nil, 0, err
+			}
+			utts[key] = utt
 		}
 		d, err := run("soxi", "-D", utt)
 		if err != nil {
@@ -526,8 +587,26 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		}
 		// Jitter pauses a little per call so calls differ.
 		start += float64((seed*7+int64(i)*13)%5) * 0.02
-		padded := fmt.Sprintf("%s-%02d-pad.wav", name, i)
-		if _, err := run("sox", "-R", utt, padded, "pad", fmt.Sprintf("%.3f", start), "0"); err != nil {
+		padded := fmt.Sprintf("%s-%03d-pad.wav", name, i)
+		if c.minutes > 0 {
+			// One after another: each part is its pause and its turn, and
+			// the call is their concatenation (mixing parts padded from
+			// the call's start would write gigabytes for 30 minutes).
+			lead := start - prevEnd
+			if i == 0 {
+				lead = start
+			}
+			// The pause is written to the millisecond: the known turn
+			// must be where it lands, or 1,000 turns drift apart.
+			lead = math.Round(lead*1000) / 1000
+			start = lead
+			if i > 0 {
+				start += prevEnd
+			}
+			if _, err := run("sox", "-R", utt, padded, "pad", fmt.Sprintf("%.3f", lead), "0"); err != nil {
+				return nil, nil, 0, err
+			}
+		} else if _, err := run("sox", "-R", utt, padded, "pad", fmt.Sprintf("%.3f", start), "0"); err != nil {
 			return nil, nil, 0, err
 		}
 		parts = append(parts, padded)
@@ -538,14 +617,26 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		if gap >= 0 || start+dur > prevEnd {
 			prevEnd = max(prevEnd, start+dur)
 		}
-		os.Remove(raw)
-		os.Remove(utt)
+	}
+	for _, u := range utts {
+		defer os.Remove(u)
 	}
 	total := prevEnd + 0.5
-	// sox -m scales every input by 1/n unless told otherwise: keep levels.
-	args := []string{"-R", "-m"}
-	for _, p := range parts {
-		args = append(args, "-v", "1", p)
+	var args []string
+	if c.minutes > 0 {
+		args = append([]string{"-R"}, parts...)
+		args = append(args, name+"-speech.wav", "pad", "0", "0.5")
+		if _, err := run("sox", args...); err != nil {
+			return nil, nil, 0, err
+		}
+		args = []string{"-R", "-m", "-v", "1", name + "-speech.wav"}
+		defer os.Remove(name + "-speech.wav")
+	} else {
+		// sox -m scales every input by 1/n unless told otherwise: keep levels.
+		args = []string{"-R", "-m"}
+		for _, p := range parts {
+			args = append(args, "-v", "1", p)
+		}
 	}
 	if c.noise > 0 {
 		kind := "whitenoise"
@@ -558,6 +649,8 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 		}
 		args = append(args, "-v", "1", noise)
 		defer os.Remove(noise)
+	} else if len(args) == 5 { // the long call alone: sox -m needs two inputs
+		args = []string{"-R", name + "-speech.wav"}
 	}
 	wav := name + ".wav"
 	args = append(args, wav, "trim", "0", fmt.Sprintf("%.3f", total))
@@ -567,11 +660,136 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 	for _, p := range parts {
 		os.Remove(p)
 	}
-	if _, err := run("lame", "--quiet", "-m", "m", "-b", "32", wav, name+".mp3"); err != nil {
+	defer os.Remove(wav)
+	if c.music != "" {
+		var err error
+		if ref, words, total, err = addMusic(name, wav, c.music, ref, words, total); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	enc := []string{"--quiet", "-m", "m", "-b", "32"}
+	switch {
+	case c.telephone:
+		// The telephone band, then 8 kHz: lame writes MPEG-2.5.
+		tel := name + "-tel.wav"
+		if _, err := run("sox", "-R", wav, tel, "sinc", "300-3400", "rate", "8000"); err != nil {
+			return nil, nil, 0, err
+		}
+		defer os.Remove(tel)
+		wav, enc = tel, []string{"--quiet", "-m", "m", "-b", *telKbps}
+	case c.stereo != "":
+		other := wav
+		if c.stereo == "onesilent" {
+			other = name + "-silent.wav"
+			if _, err := run("sox", "-R", wav, other, "vol", "0"); err != nil {
+				return nil, nil, 0, err
+			}
+			defer os.Remove(other)
+		}
+		st := name + "-stereo.wav"
+		if _, err := run("sox", "-R", "-M", wav, other, st); err != nil {
+			return nil, nil, 0, err
+		}
+		defer os.Remove(st)
+		mode := map[string]string{"dual": "j", "onesilent": "s"}[c.stereo]
+		wav, enc = st, []string{"--quiet", "-m", mode, "-b", "64"}
+	}
+	if _, err := run("lame", append(enc, wav, name+".mp3")...); err != nil {
 		return nil, nil, 0, err
 	}
-	os.Remove(wav)
 	return ref, words, total, nil
+}
+
+// speak writes one turn as a 16 kHz mono WAV at out, trimmed of the
+// voice's own leading and trailing silence so the known turn is where the
+// speech is: eSpeak NG's Armenian, or a flite voice ("flite:slt").
+func speak(v voice, text, out string) error {
+	raw := out + "-raw.wav"
+	defer os.Remove(raw)
+	var err error
+	if f, ok := strings.CutPrefix(v.name, "flite:"); ok {
+		_, err = run("flite", "-voice", f, "-t", text, "-o", raw)
+	} else {
+		_, err = run("espeak-ng", "-v", v.name, "-p", v.pitch, "-s", v.speed, "-w", raw, text)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = run("sox", "-R", raw, "-r", "16000", "-c", "1", "-b", "16", out,
+		"silence", "1", "0.02", "0.5%", "reverse", "silence", "1", "0.02", "0.5%", "reverse")
+	return err
+}
+
+// musicSeconds is the length of the music on hold put into a call.
+const musicSeconds = 12
+
+// addMusic puts 12 s of synthetic music on hold into the call at wav: an
+// A-major pad swelling slowly under a plucked melody of half-second notes,
+// as loud as the voices (testdata/audio/make.sh makes the same), at the
+// start or in the pause in the middle of the call. The reference moves
+// with it; the music has no speaker and no words.
+func addMusic(name, wav, where string, ref []domain.Turn, words []refWord, total float64) ([]domain.Turn, []refWord, float64, error) {
+	pad, mel, music := name+"-mpad.wav", name+"-mmel.wav", name+"-music.wav"
+	defer os.Remove(pad)
+	defer os.Remove(mel)
+	defer os.Remove(music)
+	if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", pad, "synth", strconv.Itoa(musicSeconds),
+		"sine", "220", "synth", "sine", "mix", "277.2", "synth", "sine", "mix", "329.6", "synth", "sine", "amod", "0.25", "30", "vol", "0.12"); err != nil {
+		return nil, nil, 0, err
+	}
+	melody := []string{"E5", "C#5", "A4", "B4", "C#5", "E5", "F#5", "E5", "C#5", "B4", "A4", "B4", "C#5", "A4", "B4", "E4"}
+	var notes []string
+	for i := range 2 * musicSeconds {
+		n := fmt.Sprintf("%s-note%02d.wav", name, i)
+		if _, err := run("sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", n, "synth", "0.5", "pluck", melody[i%len(melody)], "vol", "0.4"); err != nil {
+			return nil, nil, 0, err
+		}
+		defer os.Remove(n)
+		notes = append(notes, n)
+	}
+	if _, err := run("sox", append(append([]string{"-R"}, notes...), mel)...); err != nil {
+		return nil, nil, 0, err
+	}
+	if _, err := run("sox", "-R", "-m", "-v", "1", pad, "-v", "1", mel, music); err != nil {
+		return nil, nil, 0, err
+	}
+	cut := 0.0
+	if where == "middle" { // in the pause before the middle turn
+		k := len(ref) / 2
+		cut = (ref[k-1].End + ref[k].Start) / 2
+	}
+	a, b, out := name+"-a.wav", name+"-b.wav", name+"-with-music.wav"
+	defer os.Remove(a)
+	defer os.Remove(b)
+	if _, err := run("sox", "-R", wav, a, "trim", "0", fmt.Sprintf("%.3f", cut)); err != nil {
+		return nil, nil, 0, err
+	}
+	if _, err := run("sox", "-R", wav, b, "trim", fmt.Sprintf("%.3f", cut)); err != nil {
+		return nil, nil, 0, err
+	}
+	inputs := []string{"-R", music, b, out}
+	if cut > 0 {
+		inputs = []string{"-R", a, music, b, out}
+	}
+	if _, err := run("sox", inputs...); err != nil {
+		return nil, nil, 0, err
+	}
+	if err := os.Rename(out, wav); err != nil {
+		return nil, nil, 0, err
+	}
+	for i := range ref {
+		if ref[i].Start >= cut {
+			ref[i].Start += musicSeconds
+			ref[i].End += musicSeconds
+		}
+	}
+	for i := range words {
+		if words[i].Start >= cut {
+			words[i].Start += musicSeconds
+			words[i].End += musicSeconds
+		}
+	}
+	return ref, words, total + musicSeconds, nil
 }
 
 // diarizeMP3 decodes the call as a job would and diarizes it; it returns
@@ -592,7 +810,19 @@ func diarizeMP3(ctx context.Context, path, dir string) ([]domain.Turn, time.Dura
 		return nil, 0, err
 	}
 	before := cpuTime()
-	turns, err := diarize.New().Diarize(ctx, paths[0])
+	d := diarize.New()
+	path = paths[0]
+	if len(paths) == 2 { // as the transcribe stage: a call on one channel is diarized as mono
+		layout, err := d.InspectChannels(ctx, paths[0], paths[1])
+		if err != nil {
+			return nil, 0, err
+		}
+		if !layout.Mono() {
+			return nil, 0, fmt.Errorf("%s: a two-speaker stereo call (%+v), not a mono one", path, layout)
+		}
+		path = paths[layout.Channel]
+	}
+	turns, err := d.Diarize(ctx, path)
 	return turns, cpuTime() - before, err
 }
 

@@ -64,6 +64,30 @@ func Operations(t *testing.T, open func(t *testing.T) OperationsStore) {
 		}
 	})
 
+	t.Run("JobHistoryNote", func(t *testing.T) {
+		t.Parallel()
+		defer failOnMust(t)
+		s := open(t)
+		acct := newAccount(t, s, "acc-note", 3_600_000)
+		j, evs := convertingJob(t, "doc-note", &acct, t0, t0.Add(time.Second))
+		segs := []domain.Segment{{Start: 0, End: 1, Text: "Բարև", Speaker: "1"}}
+		const note = "stereo recording with the same audio on both channels (correlation 1.00): diarized as mono"
+		evs = append(evs, must(j.RecognizeNoted(t0.Add(2*time.Second), domain.FormatPhoneCall(segs), segs, note))...)
+		createJob(t, s, j, evs)
+		notes := 0
+		for _, e := range must(s.JobHistory(ctxOf(t), "doc-note")) {
+			switch {
+			case e.Topic == domain.TopicTranscriptRecognized && e.Note == note:
+				notes++
+			case e.Note != "":
+				t.Errorf("event %s %s has note %q", e.Topic, e.Type, e.Note)
+			}
+		}
+		if notes != 1 {
+			t.Errorf("the history keeps %d notes on transcript.recognised, want 1", notes)
+		}
+	})
+
 	t.Run("OutboxBacklog", func(t *testing.T) {
 		t.Parallel()
 		defer failOnMust(t)

@@ -93,6 +93,37 @@ sox -R "$tmp/p3.wav" "$tmp/t0.wav" "$tmp/p6.wav" "$tmp/t1.wav" "$tmp/p6.wav" \
 	"$tmp/t2.wav" "$tmp/p6.wav" "$tmp/t3.wav" "$tmp/p3.wav" "$tmp/call-mono.wav"
 lame --quiet -m m -b 24 "$tmp/call-mono.wav" call-mono-16k.mp3
 
+# The same call as stereo that is really mono (issue 21), from the committed
+# call-mono-16k.mp3 as FFmpeg decodes it: dual mono (the call on both
+# channels, joint stereo) and the call on the left beside digital silence
+# on the right (plain stereo), 16 kHz, 48 kbit/s.
+ffmpeg -v error -i call-mono-16k.mp3 -ac 1 -ar 16000 "$tmp/call-dec.wav"
+sox -R "$tmp/call-dec.wav" "$tmp/call-silent.wav" vol 0
+sox -R -M "$tmp/call-dec.wav" "$tmp/call-dec.wav" "$tmp/call-dual.wav"
+sox -R -M "$tmp/call-dec.wav" "$tmp/call-silent.wav" "$tmp/call-onesilent.wav"
+lame --quiet -m j -b 48 "$tmp/call-dual.wav" call-dualmono-16k.mp3
+lame --quiet -m s -b 48 "$tmp/call-onesilent.wav" call-onesilent-16k.mp3
+
+# The same call with 12 s of synthetic music on hold (issue 21): an A-major
+# pad swelling slowly under a plucked melody of half-second notes, as loud
+# as the voices; before the call, and in the pause after its first turn
+# (at 5.16 s). 16 kHz mono, 32 kbit/s.
+sox -R -n -r 16000 -c 1 -b 16 "$tmp/pad.wav" synth 12 sine 220 synth sine mix 277.2 \
+	synth sine mix 329.6 synth sine amod 0.25 30 vol 0.12
+i=0
+for n in E5 C#5 A4 B4 C#5 E5 F#5 E5 C#5 B4 A4 B4 C#5 A4 B4 E4 E5 C#5 A4 B4 C#5 E5 F#5 E5; do
+	sox -R -n -r 16000 -c 1 -b 16 "$tmp/note$(printf %02d $i).wav" synth 0.5 pluck "$n" vol 0.4
+	i=$((i + 1))
+done
+sox -R "$tmp"/note*.wav "$tmp/melody.wav"
+sox -R -m -v 1 "$tmp/pad.wav" -v 1 "$tmp/melody.wav" "$tmp/music.wav"
+sox -R "$tmp/music.wav" "$tmp/call-dec.wav" "$tmp/musicfirst.wav"
+sox -R "$tmp/call-dec.wav" "$tmp/call-a.wav" trim 0 5.16
+sox -R "$tmp/call-dec.wav" "$tmp/call-b.wav" trim 5.16
+sox -R "$tmp/call-a.wav" "$tmp/music.wav" "$tmp/call-b.wav" "$tmp/musicmid.wav"
+lame --quiet -m m -b 32 "$tmp/musicfirst.wav" call-musicfirst-16k.mp3
+lame --quiet -m m -b 32 "$tmp/musicmid.wav" call-musicmid-16k.mp3
+
 # Not MP3 at all.
 prng 72616e646f6d00000000000000000000 4096 >random.bin
 : >empty.mp3

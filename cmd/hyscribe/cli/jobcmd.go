@@ -63,6 +63,9 @@ func jobReportJSON(r app.JobReport) map[string]any {
 		if e.Status != "" {
 			m["status"] = e.Status
 		}
+		if e.Note != "" {
+			m["note"] = e.Note
+		}
 		events = append(events, m)
 	}
 	deliveries := make([]map[string]any, 0, len(r.Deliveries))

@@ -171,7 +171,8 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	}
 	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
-		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
+		app.WithDiarizer(diarize.New()), app.WithChannelInspector(diarize.New()),
+		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
 	return &stageRun{handler: uc.Handle}, nil
 }
 

@@ -23,6 +23,14 @@ import (
 // environment, an account's ID and API key, and the service.
 func clientService(t *testing.T, extra map[string]string) (map[string]string, string, string, *cli.Service) {
 	t.Helper()
+	vars, acct, key, svc, _ := engineService(t, extra)
+	return vars, acct, key, svc
+}
+
+// engineService is clientService that also returns the fake speech engine
+// the service calls.
+func engineService(t *testing.T, extra map[string]string) (map[string]string, string, string, *cli.Service, *asrtest.Engine) {
+	t.Helper()
 	engine := asrtest.NewEngine(t)
 	vars := map[string]string{
 		"HYSCRIBE_DATA_DIR":            t.TempDir(),
@@ -38,7 +46,7 @@ func clientService(t *testing.T, extra map[string]string) (map[string]string, st
 	}
 	acct := runCLI(t, env(vars), "account", "create", "--name", "sdk", "--plan", "business", "--seconds", "3600")
 	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
-	return vars, acct["accountId"].(string), acct["apiKey"].(string), svc
+	return vars, acct["accountId"].(string), acct["apiKey"].(string), svc, engine
 }
 
 // TestTranscribeCommandAndClient runs `hyscribe transcribe` against the
