@@ -22,6 +22,10 @@ type Config struct {
 	// CreateLimit is createTranscription's requests per minute per API key
 	// (default domain.DefaultCreateRateLimit).
 	CreateLimit int
+	// ListLimit and ResendLimit are listTranscriptions's and resendEvent's
+	// requests per minute per API key, each its own counter (default
+	// domain.PollRateLimit, the spec's 60, for both).
+	ListLimit, ResendLimit int
 	// ReadTimeout bounds reading one request, headers and body, on every
 	// route but the upload (default 1 minute).
 	ReadTimeout time.Duration
@@ -60,6 +64,12 @@ func (c Config) withDefaults() Config {
 	if c.CreateLimit <= 0 {
 		c.CreateLimit = domain.DefaultCreateRateLimit
 	}
+	if c.ListLimit <= 0 {
+		c.ListLimit = domain.PollRateLimit
+	}
+	if c.ResendLimit <= 0 {
+		c.ResendLimit = domain.PollRateLimit
+	}
 	def(&c.ReadTimeout, time.Minute)
 	def(&c.UploadTimeout, domain.UploadWindow)
 	def(&c.WriteTimeout, time.Minute)
@@ -83,6 +93,8 @@ type Deps struct {
 	Upload    *app.ReceiveUpload
 	Export    *app.ExportJob
 	Delete    *app.DeleteJob
+	// Reconcile lists the caller's jobs and resends their events.
+	Reconcile *app.Reconcile
 	// Poll answers getTranscription; nil: RateLimit and Get, one after
 	// the other.
 	Poll *app.Poll
@@ -115,6 +127,8 @@ const (
 	pathOpenAPI = "/api/openapi.json"
 	pathExport  = "/api/exportTranscription"
 	pathDelete  = "/api/deleteTranscription"
+	pathList    = "/api/listTranscriptions"
+	pathResend  = "/api/resendEvent"
 	// pathWeb is the web application's prefix; its pages are one metrics
 	// route.
 	pathWeb = "/app"
@@ -135,6 +149,8 @@ const (
 	scopeCreate = "create"
 	scopeExport = "export"
 	scopeDelete = "delete"
+	scopeList   = "list"
+	scopeResend = "resend"
 )
 
 //go:embed openapi.json
@@ -170,6 +186,8 @@ func (s *server) routes() []route {
 		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
 		{fiber.MethodGet, pathExport, "exportTranscription", s.exportTranscription},
 		{fiber.MethodPost, pathDelete, "deleteTranscription", s.deleteTranscription},
+		{fiber.MethodGet, pathList, "listTranscriptions", s.listTranscriptions},
+		{fiber.MethodPost, pathResend, "resendEvent", s.resendEvent},
 	}
 }
 
@@ -180,6 +198,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Auth": deps.Auth == nil, "RateLimit": deps.RateLimit == nil, "Create": deps.Create == nil,
 		"Get": deps.Get == nil, "Upload": deps.Upload == nil, "Export": deps.Export == nil, "Delete": deps.Delete == nil,
+		"Reconcile": deps.Reconcile == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps." + name + " is required")
