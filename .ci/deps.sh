@@ -106,3 +106,16 @@ if ! npm_have; then
   mkdir -p "$npm_dir"
   npm install --silent --no-audit --no-fund --prefix "$npm_dir" "${npm_pkgs[@]}" >/dev/null
 fi
+
+# The oldest Go the client module claims (client/go.mod's go directive):
+# make test builds and tests client/ and client/compat with it, with
+# GOTOOLCHAIN=local. golang.org/dl's go1.22.12 fetches from dl.google.com,
+# which CI may not reach; the same release is on the Go module proxy as the
+# module golang.org/toolchain, which is what GOTOOLCHAIN=go1.22.12 fetches
+# (it also makes the binaries executable in the module cache).
+GO_OLDEST_VERSION=go1.22.12
+go_oldest="$(go env GOMODCACHE)/golang.org/toolchain@v0.0.1-${GO_OLDEST_VERSION}.$(go env GOOS)-$(go env GOARCH)/bin/go"
+if ! GOTOOLCHAIN=local "$go_oldest" version 2>/dev/null | grep -q "${GO_OLDEST_VERSION} "; then
+  echo "deps: fetching ${GO_OLDEST_VERSION} from the module proxy"
+  GOTOOLCHAIN="${GO_OLDEST_VERSION}" go version >/dev/null
+fi
