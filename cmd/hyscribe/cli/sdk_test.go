@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/client"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
 // statusCounter counts a client's answers by status.
@@ -132,6 +134,20 @@ func TestClientRoundTripAndReconciliation(t *testing.T) {
 		t.Fatalf("ListAll: %v %v", listed, err)
 	}
 
+	// The command takes the API's format name (txt) and its own (text) alike.
+	var texts []string
+	for _, f := range []string{"txt", "text"} {
+		var out, progress bytes.Buffer
+		err := cli.Run(ctx, []string{"transcribe", "../../../testdata/audio/speech-mono-16k.mp3", "--type", "single_voice", "--format", f, "--poll", "100ms"},
+			env(map[string]string{"HYSCRIBE_URL": base, "HYSCRIBE_API_KEY": key}), &out, &progress)
+		if err != nil {
+			t.Fatalf("transcribe --format %s: %v\n%s", f, err, progress.String())
+		}
+		texts = append(texts, out.String())
+	}
+	if texts[0] == "" || texts[0] != texts[1] {
+		t.Fatalf("--format txt printed %q, --format text %q", texts[0], texts[1])
+	}
 	// The delivery to the down receiver is recorded (by the notify stage,
 	// asynchronously): Resend finds it once it is.
 	events := make(chan client.Event, 1)
