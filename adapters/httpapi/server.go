@@ -241,9 +241,13 @@ func New(cfg Config, deps Deps) *fiber.App {
 		StrictRouting: true,
 		// An empty 200 (upload) has no body, so no content type either.
 		DisableDefaultContentType: true,
-		ReadTimeout:               s.cfg.ReadTimeout,
-		WriteTimeout:              s.cfg.WriteTimeout,
-		IdleTimeout:               s.cfg.IdleTimeout,
+		// Answers are JSON for programs, never embedded in HTML: & < >
+		// stay as they are, so an uploadUrl pasted from a terminal works
+		// (encoding/json would write its & as \u0026).
+		JSONEncoder:  marshalUnescaped,
+		ReadTimeout:  s.cfg.ReadTimeout,
+		WriteTimeout: s.cfg.WriteTimeout,
+		IdleTimeout:  s.cfg.IdleTimeout,
 		// Reached only for requests fasthttp cannot parse (bad request
 		// line, oversized headers, read timeouts); handler errors are
 		// answered in observe.
