@@ -18,6 +18,8 @@ apt_install() {
 need_pkgs=()
 command -v kcat >/dev/null 2>&1 || need_pkgs+=(kcat)
 command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
+# The README's curl session, run verbatim by cmd/hyscribe/cli, reads answers with jq.
+command -v jq >/dev/null 2>&1 || need_pkgs+=(jq)
 # policy-rc.d may refuse to start the packaged ClickHouse service: that is
 # fine, .ci/clickhouse.sh starts the tests' own server below.
 command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)

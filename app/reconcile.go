@@ -89,7 +89,10 @@ func (uc *Reconcile) Resend(ctx context.Context, p Principal, body []byte) (doma
 		}
 	}
 	if orig == nil {
-		return domain.ResendResult{}, fmt.Errorf("no %s event was sent for this job (it is %s): only an event that was attempted can be sent again: %w",
+		if !j.Status.Terminal() {
+			return domain.ResendResult{}, fmt.Errorf("the job is %s: its events are sent when it finishes: %w", j.Status, domain.ErrConflict)
+		}
+		return domain.ResendResult{}, fmt.Errorf("no %s event was ever sent for this job (it is %s): an event goes only to the receiver set when the job finished; read the job with getTranscription: %w",
 			r.Event, j.Status, domain.ErrConflict)
 	}
 	// The receiver and secret in force now, not as the key's cache saw them.
