@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/client"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
@@ -91,7 +92,7 @@ func TestConcurrentWaitsDrawNo429(t *testing.T) {
 }
 
 // TestClientRoundTripAndReconciliation uses the client as an integrator
-// would against the real service: Transcribe in one call (the receiver is
+// would against the real service, on SQLite and on Postgres: Transcribe in one call (the receiver is
 // down, so transcript_ready fails), the typed JSON export, List finding
 // the job, and Resend delivering the event with its first webhook-id to
 // the receiver once it is up, verified by the client's WebhookHandler.
@@ -99,7 +100,13 @@ func TestClientRoundTripAndReconciliation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole service")
 	}
-	vars, acctID, key, svc := clientService(t, map[string]string{"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true"})
+	t.Run("sqlite", func(t *testing.T) { clientRoundTrip(t, map[string]string{}) })
+	t.Run("postgres", func(t *testing.T) { clientRoundTrip(t, map[string]string{"DATABASE_URL": pgtest.URL(t)}) })
+}
+
+func clientRoundTrip(t *testing.T, vars map[string]string) {
+	vars["HYSCRIBE_WEBHOOK_ALLOW_PRIVATE"] = "true"
+	vars, acctID, key, svc := clientService(t, vars)
 	down, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
