@@ -173,6 +173,9 @@ func TestReadmeSessionVerbatim(t *testing.T) {
 	if len(missed) == 0 || strings.Count(out, `"code":"conflict"`) != len(missed) {
 		t.Errorf("reconciliation: %d jobs listed, answers:\n%s", len(missed), out)
 	}
+	if id, _ := read("checklist-id.json")["checklistId"].(string); id == "" || !strings.Contains(out, `{"docId":"`) {
+		t.Errorf("the checklist job: %v\n%s", read("checklist-id.json"), out)
+	}
 	if !strings.Contains(stderr.String(), "hyscribe: using the SQLite store "+filepath.Join(dir, "data", "hyscribe.db")) {
 		t.Errorf("provisioning did not say which store it used: %s", stderr.String())
 	}
