@@ -220,3 +220,28 @@ func TestListAllResendAndTypedExport(t *testing.T) {
 		t.Fatalf("ExportTranscript: %+v %v", tr, err)
 	}
 }
+
+func TestTranscribeReturnsAFailedJobAsAnError(t *testing.T) {
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/createTranscription", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"docId":"d9","uploadUrl":"%s/upload/d9?sig=x"}`, srv.URL)
+	})
+	mux.HandleFunc("/upload/d9", func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) })
+	mux.HandleFunc("/api/getTranscription", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"docId":"d9","status":"failed","createdAt":"2026-11-21T10:00:00.123Z","type":"single_voice","duration":null,"metadata":{},"error":"the file is WAV audio, not MP3"}`)
+	})
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "x.wav")
+	if err := os.WriteFile(path, []byte("RIFF"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := New(srv.URL, "k")
+	noWaits(c)
+	j, err := c.Transcribe(context.Background(), path, TranscribeOptions{})
+	var failed *JobFailedError
+	if !errors.As(err, &failed) || failed.DocID != "d9" || failed.Message != "the file is WAV audio, not MP3" || j.Status != StatusFailed {
+		t.Fatalf("Transcribe of a failing file: %+v, %v", j, err)
+	}
+}
