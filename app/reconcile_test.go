@@ -69,9 +69,9 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	}
 	for body, want := range map[string]error{
 		`{"docId":"` + string(waiting.DocID) + `","event":"transcript_ready"}`: domain.ErrConflict,
-		`{"docId":"` + string(done.DocID) + `","event":"analysis_ready"}`:     domain.ErrConflict,
-		`{"docId":"` + string(theirs.DocID) + `","event":"transcript_ready"}`: domain.ErrNotFound,
-		`{"docId":"` + string(done.DocID) + `","event":"nope"}`:               domain.ErrValidation,
+		`{"docId":"` + string(done.DocID) + `","event":"analysis_ready"}`:      domain.ErrConflict,
+		`{"docId":"` + string(theirs.DocID) + `","event":"transcript_ready"}`:  domain.ErrNotFound,
+		`{"docId":"` + string(done.DocID) + `","event":"nope"}`:                domain.ErrValidation,
 	} {
 		if _, err := rc.Resend(w.ctx, p, []byte(body)); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", body, err, want)
