@@ -51,7 +51,7 @@ type Client struct {
 	backoff   time.Duration
 	perMinute int
 	// PollInterval is how long Wait waits between polls of one job
-	// (default 5 s, the spec's recommended cadence). The shared pacer may
+	// (default 5 s, the cadence the service recommends). The shared pacer may
 	// space polls further when many jobs are waited on at once.
 	PollInterval time.Duration
 	// sleep waits d or until ctx ends, pace the pacer's d; tests replace
@@ -84,7 +84,7 @@ func WithRetries(n int) Option { return func(c *Client) { c.retries = max(n, 0) 
 
 // WithRateLimit sets the service's per-key limit of polls (and of
 // exports, lists and resends, each its own) per minute, for a service
-// configured otherwise than the specification's 60.
+// configured otherwise than the usual 60.
 func WithRateLimit(perMinute int) Option {
 	return func(c *Client) {
 		if perMinute > 0 {
