@@ -4,6 +4,8 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# The Go client is its own module, which go.mod replaces with ./client.
+COPY client/go.mod client/
 RUN go mod download
 COPY . .
 # Pure Go (SQLite is modernc.org/sqlite): a static binary.

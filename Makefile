@@ -35,6 +35,9 @@ export HYSCRIBE_TEST_KUBESCORE
 # Set, missing packages fail the tests; unset, they skip.
 HYSCRIBE_TEST_NPM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/npm
 export HYSCRIBE_TEST_NPM
+# The oldest Go the client module claims (client/go.mod), fetched from the
+# module proxy by .ci/deps.sh.
+GO_OLDEST ?= $(shell $(GO) env GOMODCACHE)/golang.org/toolchain@v0.0.1-go1.22.12.$(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)/bin/go
 # Where the browser tests save their screenshots (look at them).
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS
@@ -60,6 +63,11 @@ deps:
 ## test: lint, then every test, with the race detector, after installing what they need
 test: deps lint
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	@# The Go client is its own module (go ./... stops at it): its tests, then
+	@# it and an integrator's module requiring it, on the oldest Go it claims.
+	cd client && $(GO) test -race -count=1 ./...
+	cd client && GOTOOLCHAIN=local $(GO_OLDEST) vet ./... && GOTOOLCHAIN=local $(GO_OLDEST) test -count=1 ./...
+	cd client/compat && GOTOOLCHAIN=local $(GO_OLDEST) vet ./... && GOTOOLCHAIN=local $(GO_OLDEST) test -count=1 ./...
 	@# The race detector slows MP3 decoding so much that the long stereo call
 	@# is scaled down under -race; here it runs at its full two hours.
 	$(GO) test -count=1 -run '^TestLongStereoCallIsChunkedUnderTheEnginesLimit$$' ./app/
@@ -119,6 +127,7 @@ $(STATICCHECK):
 lint: $(STATICCHECK)
 	$(GO) vet $(PKGS)
 	$(STATICCHECK) $(PKGS)
+	cd client && $(GO) vet ./... && $(STATICCHECK) ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) test -count=1 -run TestDependencyRule ./domain/
 

@@ -18,6 +18,8 @@ apt_install() {
 need_pkgs=()
 command -v kcat >/dev/null 2>&1 || need_pkgs+=(kcat)
 command -v curl >/dev/null 2>&1 || need_pkgs+=(curl)
+# The README's curl session, run verbatim by cmd/hyscribe/cli, reads answers with jq.
+command -v jq >/dev/null 2>&1 || need_pkgs+=(jq)
 # policy-rc.d may refuse to start the packaged ClickHouse service: that is
 # fine, .ci/clickhouse.sh starts the tests' own server below.
 command -v clickhouse-server >/dev/null 2>&1 || need_pkgs+=(clickhouse-server)
@@ -116,4 +118,17 @@ if ! npm_have; then
   echo "deps: installing ${npm_pkgs[*]} into $npm_dir"
   mkdir -p "$npm_dir"
   npm install --silent --no-audit --no-fund --prefix "$npm_dir" "${npm_pkgs[@]}" >/dev/null
+fi
+
+# The oldest Go the client module claims (client/go.mod's go directive):
+# make test builds and tests client/ and client/compat with it, with
+# GOTOOLCHAIN=local. golang.org/dl's go1.22.12 fetches from dl.google.com,
+# which CI may not reach; the same release is on the Go module proxy as the
+# module golang.org/toolchain, which is what GOTOOLCHAIN=go1.22.12 fetches
+# (it also makes the binaries executable in the module cache).
+GO_OLDEST_VERSION=go1.22.12
+go_oldest="$(go env GOMODCACHE)/golang.org/toolchain@v0.0.1-${GO_OLDEST_VERSION}.$(go env GOOS)-$(go env GOARCH)/bin/go"
+if ! GOTOOLCHAIN=local "$go_oldest" version 2>/dev/null | grep -q "${GO_OLDEST_VERSION} "; then
+  echo "deps: fetching ${GO_OLDEST_VERSION} from the module proxy"
+  GOTOOLCHAIN="${GO_OLDEST_VERSION}" go version >/dev/null
 fi

@@ -213,13 +213,21 @@ func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, role
 	if to == "" {
 		return domain.Delivery{}, domain.Invalid("no_receiver", "the account has no receiver for %s now: set a webhook address in Settings", orig.EventType)
 	}
-	now := uc.clock.Now()
-	d := orig.Resend(NewID(), to, acct.WebhookSecret, now)
-	if _, err := uc.deliveries.BeginDelivery(ctx, d); err != nil {
+	return resendDelivery(ctx, uc.deliveries, uc.sender, uc.clock, *orig, to, acct.WebhookSecret)
+}
+
+// resendDelivery makes one new attempt of orig's event, with its
+// webhook-id, to the receiver to with the secret in force now, and records
+// it like any other attempt (the web application's Resend and the API's
+// resendEvent).
+func resendDelivery(ctx context.Context, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, orig domain.Delivery, to, secret string) (domain.Delivery, error) {
+	now := clock.Now()
+	d := orig.Resend(NewID(), to, secret, now)
+	if _, err := deliveries.BeginDelivery(ctx, d); err != nil {
 		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
 	}
-	d = send(ctx, uc.sender, d, acct.WebhookSecret, now)
-	if err := uc.deliveries.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
+	d = send(ctx, sender, d, secret, now)
+	if err := deliveries.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
 		return d, fmt.Errorf("resend: record: %w", err)
 	}
 	return d, nil

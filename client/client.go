@@ -1,15 +1,29 @@
-// Package client is the Go SDK of the hyscribe transcription API: create a
-// job, stream the MP3 to its upload address, wait for the transcript
-// (polling as the service asks: every few seconds, backing off on 429 for
-// as long as Retry-After says), export it as subtitles or text, delete it,
-// and receive the service's webhooks (see WebhookHandler).
+// Package client is the Go SDK of the hyscribe transcription API.
 //
-// It depends on the standard library only.
+// Transcribe does the whole round trip in one call: create a job, stream
+// the MP3 to its upload address, wait for the transcript. The steps are
+// also there one by one (Create, Upload, Wait), with typed exports
+// (ExportTranscript: segments and words with their times), reconciliation
+// for receivers that missed events (List, Resend), deletion, and a
+// receiver of the service's webhooks (WebhookHandler).
+//
+// The client keeps to the service's limits by itself: polls, exports, lists
+// and resends of one API key share one pacer per process (all Clients and
+// goroutines), spaced so that they stay under 60 requests per minute each,
+// and a 429 pauses every caller of that key for its Retry-After. Create
+// and upload retry transient failures (network errors, 429, 5xx), a
+// create always with the same Idempotency-Key, so a retry never makes a
+// second job.
+//
+// It depends on the standard library only and builds with Go 1.22 or
+// later.
 package client
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,22 +31,32 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 )
 
+// Version is this module's version, sent in the User-Agent.
+const Version = "0.2.0"
+
 // Client calls one hyscribe service with one API key. It is safe for
 // concurrent use.
 type Client struct {
-	baseURL string
-	apiKey  string
-	http    *http.Client
-	// PollInterval is how long Wait waits between polls (default 5 s, the
-	// spec's recommended cadence).
+	baseURL   string
+	apiKey    string
+	http      *http.Client
+	userAgent string
+	retries   int
+	backoff   time.Duration
+	perMinute int
+	// PollInterval is how long Wait waits between polls of one job
+	// (default 5 s, the cadence the service recommends). The shared pacer may
+	// space polls further when many jobs are waited on at once.
 	PollInterval time.Duration
-	// sleep waits d or until ctx ends; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
+	// sleep waits d or until ctx ends, pace the pacer's d; tests replace
+	// them.
+	sleep, pace func(ctx context.Context, d time.Duration) error
 }
 
 // Option configures a Client.
@@ -45,10 +69,38 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 // WithPollInterval sets Client.PollInterval.
 func WithPollInterval(d time.Duration) Option { return func(c *Client) { c.PollInterval = d } }
 
+// WithUserAgent puts product (for example "acme-crm/2.1") before the
+// client's own User-Agent, so the service's operators can tell callers
+// apart.
+func WithUserAgent(product string) Option {
+	return func(c *Client) { c.userAgent = strings.TrimSpace(product) + " " + c.userAgent }
+}
+
+// WithRetries sets how many times Create and Upload retry a transient
+// failure (default 3; 0 turns retries off). The first retry waits about
+// a second, each next one twice as long (at most 30 s), or the
+// Retry-After the service gave.
+func WithRetries(n int) Option { return func(c *Client) { c.retries = max(n, 0) } }
+
+// WithRateLimit sets the service's per-key limit of polls (and of
+// exports, lists and resends, each its own) per minute, for a service
+// configured otherwise than the usual 60.
+func WithRateLimit(perMinute int) Option {
+	return func(c *Client) {
+		if perMinute > 0 {
+			c.perMinute = perMinute
+		}
+	}
+}
+
 // New returns a client of the service at baseURL (for example
 // "https://hyscribe.example") using the Bearer API key apiKey.
 func New(baseURL, apiKey string, opts ...Option) *Client {
-	c := &Client{baseURL: strings.TrimRight(baseURL, "/"), apiKey: apiKey, http: &http.Client{}, PollInterval: 5 * time.Second, sleep: sleepCtx}
+	c := &Client{
+		baseURL: strings.TrimRight(baseURL, "/"), apiKey: apiKey, http: &http.Client{},
+		userAgent: "hyscribe-go/" + Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")",
+		retries:   3, backoff: time.Second, perMinute: 60, PollInterval: 5 * time.Second, sleep: sleepCtx, pace: sleepCtx,
+	}
 	for _, o := range opts {
 		o(c)
 	}
@@ -56,6 +108,9 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -69,13 +124,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // JobType is the transcript type of a job.
 type JobType string
 
-// The two transcript types (spec §1.7).
+// The two transcript types.
 const (
-	SingleVoice JobType = "single_voice"
-	PhoneCall   JobType = "phone_call"
+	SingleVoice JobType = "single_voice" // plain text: monologues, dictations, voicemails
+	PhoneCall   JobType = "phone_call"   // two speakers, labelled "Խոսնակ 1:" and "Խոսնակ 2:"
 )
 
-// Job statuses (spec §3).
+// Job statuses, in the order a job goes through them; transcribed and
+// failed are final.
 const (
 	StatusUploading   = "uploading"
 	StatusProcessing  = "processing"
@@ -87,8 +143,13 @@ const (
 // CreateRequest is the body of createTranscription.
 type CreateRequest struct {
 	Type        JobType         `json:"type"`
-	Metadata    json.RawMessage `json:"metadata,omitempty"` // a JSON object
+	Metadata    json.RawMessage `json:"metadata,omitempty"` // a JSON object, returned unchanged
 	ChecklistID string          `json:"checklistId,omitempty"`
+	// IdempotencyKey is sent as the Idempotency-Key header: the service
+	// answers a repeat of the same key and body (for 24 hours) with the
+	// first job instead of making another. Empty: Create makes a random
+	// one, used for its own retries.
+	IdempotencyKey string `json:"-"`
 }
 
 // Created is createTranscription's answer.
@@ -97,19 +158,19 @@ type Created struct {
 	UploadURL string `json:"uploadUrl"`
 }
 
-// Job is the job object of getTranscription (spec §2.1). The fields of a
-// terminal state are set only in that state.
+// Job is the job object of getTranscription. The fields of a final state
+// are set only in that state.
 type Job struct {
 	DocID     string          `json:"docId"`
 	Status    string          `json:"status"`
 	CreatedAt *time.Time      `json:"createdAt"`
 	Type      JobType         `json:"type"`
-	Duration  *float64        `json:"duration"`
+	Duration  *float64        `json:"duration"` // seconds; nil until the audio was processed
 	Metadata  json.RawMessage `json:"metadata"`
 
 	Transcription *string `json:"transcription,omitempty"`
 	Title         *string `json:"title,omitempty"`
-	Resolution    *string `json:"resolution,omitempty"`
+	Resolution    *string `json:"resolution,omitempty"` // the one-paragraph summary
 	LanguageCode  *string `json:"languageCode,omitempty"`
 	Error         *string `json:"error,omitempty"`
 }
@@ -117,23 +178,108 @@ type Job struct {
 // Terminal reports whether the job is transcribed or failed.
 func (j Job) Terminal() bool { return j.Status == StatusTranscribed || j.Status == StatusFailed }
 
-// Create creates a job and returns its docId and upload address.
+// Create creates a job and returns its docId and upload address. A
+// transient failure is retried (WithRetries) with the same
+// Idempotency-Key, so at most one job is made.
 func (c *Client) Create(ctx context.Context, req CreateRequest) (Created, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return Created{}, fmt.Errorf("hyscribe: create: %w", err)
 	}
-	var out Created
-	if err := c.call(ctx, http.MethodPost, "/api/createTranscription", nil, bytes.NewReader(body), &out); err != nil {
-		return Created{}, err
+	key := req.IdempotencyKey
+	if key == "" {
+		key = newIdempotencyKey()
 	}
-	return out, nil
+	var out Created
+	err = c.retry(ctx, func() error {
+		return c.do(ctx, http.MethodPost, "/api/createTranscription", nil, body, map[string]string{"Idempotency-Key": key}, &out)
+	})
+	return out, err
 }
 
+func newIdempotencyKey() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("hyscribe: crypto/rand: " + err.Error())
+	}
+	return "hyscribe-go-" + hex.EncodeToString(b)
+}
+
+// retry runs call until it succeeds, fails for good, or the retries are
+// spent.
+func (c *Client) retry(ctx context.Context, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if err == nil || attempt >= c.retries || !transient(ctx, err) {
+			return err
+		}
+		wait := c.backoff << attempt
+		var apiErr *Error
+		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+			wait = apiErr.RetryAfter
+		}
+		if err := c.sleep(ctx, min(wait, 30*time.Second)); err != nil {
+			return err
+		}
+	}
+}
+
+// transient reports whether err may go away on its own: no answer at
+// all, 429, or a 5xx other than 501.
+func transient(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		s := apiErr.StatusCode
+		return s == http.StatusTooManyRequests || s >= 500 && s != http.StatusNotImplemented
+	}
+	var netErr *transportError
+	return errors.As(err, &netErr)
+}
+
+// transportError is a request that got no answer.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
 // Upload streams size bytes of r (one MP3 file) to uploadURL with a PUT. A
-// size of -1 sends the body chunked.
+// size of -1 sends the body chunked. When r is an io.Seeker a transient
+// failure is retried from r's current offset; an "already uploaded"
+// answer to a retry means an earlier attempt arrived, and is success.
 func (c *Client) Upload(ctx context.Context, uploadURL string, r io.Reader, size int64) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, uploadURL, r)
+	seeker, canRetry := r.(io.Seeker)
+	var offset int64
+	if canRetry {
+		var err error
+		if offset, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			canRetry = false
+		}
+	}
+	attempt := 0
+	upload := func() error {
+		attempt++
+		if attempt > 1 {
+			if _, err := seeker.Seek(offset, io.SeekStart); err != nil {
+				return fmt.Errorf("hyscribe: upload: rewinding for a retry: %w", err)
+			}
+		}
+		err := c.uploadOnce(ctx, uploadURL, r, size)
+		if attempt > 1 && errors.Is(err, ErrConflict) {
+			return nil
+		}
+		return err
+	}
+	if !canRetry {
+		return upload()
+	}
+	return c.retry(ctx, upload)
+}
+
+func (c *Client) uploadOnce(ctx context.Context, uploadURL string, r io.Reader, size int64) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, uploadURL, io.NopCloser(r))
 	if err != nil {
 		return fmt.Errorf("hyscribe: upload: %w", err)
 	}
@@ -142,9 +288,10 @@ func (c *Client) Upload(ctx context.Context, uploadURL string, r io.Reader, size
 		req.Body = http.NoBody
 	}
 	req.Header.Set("Content-Type", "audio/mpeg")
+	req.Header.Set("User-Agent", c.userAgent)
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("hyscribe: upload: %w", err)
+		return fmt.Errorf("hyscribe: upload: %w", &transportError{err})
 	}
 	defer res.Body.Close()
 	if res.StatusCode/100 != 2 {
@@ -168,18 +315,22 @@ func (c *Client) UploadFile(ctx context.Context, uploadURL, path string) error {
 	return c.Upload(ctx, uploadURL, f, st.Size())
 }
 
-// Get polls the job once.
+// Get polls the job once, through the key's shared pacer.
 func (c *Client) Get(ctx context.Context, docID string) (Job, error) {
 	var j Job
-	err := c.call(ctx, http.MethodGet, "/api/getTranscription", url.Values{"docId": {docID}}, nil, &j)
+	err := c.paced(ctx, scopePoll, func() error {
+		return c.do(ctx, http.MethodGet, "/api/getTranscription", url.Values{"docId": {docID}}, nil, nil, &j)
+	})
 	return j, err
 }
 
 // Wait polls the job every PollInterval until it is transcribed or failed
-// and returns it (a failed job is no error: its Error field says why). A
-// 429 or 503 answer waits the Retry-After it carries, then polls again;
-// any other error ends the wait. progress, if not nil, sees every answer.
-// Wait returns ctx's error when ctx ends first.
+// and returns it (a failed job is no error: its Error field says why).
+// Polls go through the key's shared pacer, so any number of concurrent
+// Waits stay under the service's limit together; a 429 or 503 answer
+// waits the Retry-After it carries, then polls again; any other error
+// ends the wait. progress, if not nil, sees every answer. Wait returns
+// ctx's error when ctx ends first.
 func (c *Client) Wait(ctx context.Context, docID string, progress func(Job)) (Job, error) {
 	for {
 		j, err := c.Get(ctx, docID)
@@ -206,6 +357,55 @@ func (c *Client) Wait(ctx context.Context, docID string, progress func(Job)) (Jo
 	}
 }
 
+// TranscribeOptions are Transcribe's job settings.
+type TranscribeOptions struct {
+	Type           JobType         // default SingleVoice
+	Metadata       json.RawMessage // a JSON object, returned unchanged
+	ChecklistID    string
+	IdempotencyKey string    // see CreateRequest
+	Progress       func(Job) // sees every poll's answer
+}
+
+// JobFailedError is Transcribe's error for a job that ended failed.
+type JobFailedError struct {
+	DocID   string
+	Message string // the job's error, e.g. "the file is WAV audio, not MP3"
+}
+
+func (e *JobFailedError) Error() string {
+	return fmt.Sprintf("hyscribe: job %s failed: %s", e.DocID, e.Message)
+}
+
+// Transcribe creates a job, uploads the MP3 file at path and waits for
+// the transcript. A job that ends failed is returned with a
+// *JobFailedError; any other error returns the job as far as it is known
+// (its DocID once created).
+func (c *Client) Transcribe(ctx context.Context, path string, opts TranscribeOptions) (Job, error) {
+	typ := opts.Type
+	if typ == "" {
+		typ = SingleVoice
+	}
+	created, err := c.Create(ctx, CreateRequest{Type: typ, Metadata: opts.Metadata, ChecklistID: opts.ChecklistID, IdempotencyKey: opts.IdempotencyKey})
+	if err != nil {
+		return Job{}, err
+	}
+	if err := c.UploadFile(ctx, created.UploadURL, path); err != nil {
+		return Job{DocID: created.DocID, Status: StatusUploading}, err
+	}
+	j, err := c.Wait(ctx, created.DocID, opts.Progress)
+	if err != nil {
+		return Job{DocID: created.DocID}, err
+	}
+	if j.Status == StatusFailed {
+		msg := ""
+		if j.Error != nil {
+			msg = *j.Error
+		}
+		return j, &JobFailedError{DocID: j.DocID, Message: msg}
+	}
+	return j, nil
+}
+
 // Export formats.
 const (
 	FormatSRT  = "srt"
@@ -215,12 +415,61 @@ const (
 )
 
 // Export downloads the transcribed job in format (FormatSRT, FormatVTT,
-// FormatTXT or FormatJSON). Before the job is transcribed the error is
-// ErrConflict.
+// FormatTXT or FormatJSON) as the service sends it. Before the job is
+// transcribed the error is ErrConflict. ExportTranscript decodes the JSON
+// format.
 func (c *Client) Export(ctx context.Context, docID, format string) ([]byte, error) {
 	var out []byte
-	err := c.call(ctx, http.MethodGet, "/api/exportTranscription", url.Values{"docId": {docID}, "format": {format}}, nil, &out)
+	err := c.paced(ctx, scopeExport, func() error {
+		return c.do(ctx, http.MethodGet, "/api/exportTranscription", url.Values{"docId": {docID}, "format": {format}}, nil, nil, &out)
+	})
 	return out, err
+}
+
+// Transcript is the JSON export: the job's texts, its segments and every
+// word, with times in seconds from the start of the recording.
+type Transcript struct {
+	DocID         string          `json:"docId"`
+	Type          JobType         `json:"type"`
+	LanguageCode  string          `json:"languageCode"`
+	Duration      *float64        `json:"duration"`
+	Title         string          `json:"title"`
+	Resolution    string          `json:"resolution"`
+	Transcription string          `json:"transcription"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Segments      []Segment       `json:"segments"`
+	Words         []Word          `json:"words"`
+}
+
+// Segment is a stretch of speech; Speaker is "Խոսնակ 1" or "Խոսնակ 2" for
+// a phone_call, nil for a single_voice job.
+type Segment struct {
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+	Speaker *string `json:"speaker"`
+	Text    string  `json:"text"`
+}
+
+// Word is one word of a segment, with its segment's speaker. Its times are
+// the segment's shared out by length.
+type Word struct {
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+	Speaker *string `json:"speaker"`
+	Word    string  `json:"word"`
+}
+
+// ExportTranscript downloads the transcribed job as a Transcript.
+func (c *Client) ExportTranscript(ctx context.Context, docID string) (Transcript, error) {
+	b, err := c.Export(ctx, docID, FormatJSON)
+	if err != nil {
+		return Transcript{}, err
+	}
+	var t Transcript
+	if err := json.Unmarshal(b, &t); err != nil {
+		return Transcript{}, fmt.Errorf("hyscribe: export %s: the answer is not the expected JSON: %w", docID, err)
+	}
+	return t, nil
 }
 
 // Delete deletes the job: its audio, transcript and everything kept of it.
@@ -230,7 +479,7 @@ func (c *Client) Delete(ctx context.Context, docID string) error {
 	var out struct {
 		Deleted bool `json:"deleted"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/api/deleteTranscription", nil, bytes.NewReader(body), &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/api/deleteTranscription", nil, body, nil, &out); err != nil {
 		return err
 	}
 	if !out.Deleted {
@@ -239,24 +488,32 @@ func (c *Client) Delete(ctx context.Context, docID string) error {
 	return nil
 }
 
-// call sends one API request and decodes a 2xx answer into out (*[]byte
+// do sends one API request and decodes a 2xx answer into out (*[]byte
 // takes the raw body).
-func (c *Client) call(ctx context.Context, method, path string, query url.Values, body io.Reader, out any) error {
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, headers map[string]string, out any) error {
 	u := c.baseURL + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return fmt.Errorf("hyscribe: %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("hyscribe: %s %s: %w", method, path, err)
+		return fmt.Errorf("hyscribe: %s %s: %w", method, path, &transportError{err})
 	}
 	defer res.Body.Close()
 	if res.StatusCode/100 != 2 {
@@ -264,7 +521,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return fmt.Errorf("hyscribe: %s %s: reading the answer: %w", method, path, err)
+		return fmt.Errorf("hyscribe: %s %s: reading the answer: %w", method, path, &transportError{err})
 	}
 	if raw, ok := out.(*[]byte); ok {
 		*raw = b

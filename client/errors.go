@@ -44,7 +44,7 @@ type statusError struct {
 
 func (s *statusError) Error() string { return s.text }
 
-// Sentinels, one per status the service answers (spec §7, DESIGN §2).
+// Sentinels, one per status the service answers.
 // Test with errors.Is(err, client.ErrNotFound); errors.As(err, &*Error)
 // gives the message and Retry-After.
 var (

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Event types the service sends (spec §6, DESIGN §2).
+// Event types the service sends to receivers.
 const (
 	EventTranscriptReady  = "transcript_ready"
 	EventAnalysisReady    = "analysis_ready"
@@ -64,12 +64,12 @@ type Evidence struct {
 }
 
 // WebhookHandler receives the service's webhooks. It checks the body's
-// secret against the account's webhookSecret (spec §5) and, when
+// secret against the account's webhookSecret and, when
 // VerifySignature is set, the Standard Webhooks signature and timestamp;
 // then it answers 200 at once and hands the event to OnEvent in a goroutine
 // of its own, so a slow OnEvent never delays the answer. A refused request
 // is answered 401 (400 for a body that is not an event) and never reaches
-// OnEvent. The service does not retry (spec §6), so OnEvent should record
+// OnEvent. The service does not retry, so OnEvent should record
 // the event before doing slow work; repeats carry the same ID.
 type WebhookHandler struct {
 	Secret string
@@ -180,7 +180,7 @@ func VerifySignature(secret string, headers http.Header, body []byte, now time.T
 	return errors.New("hyscribe webhook: signature does not match")
 }
 
-// SigningKey is the HMAC key of a webhookSecret (DESIGN §2): the
+// SigningKey is the HMAC key of a webhookSecret: the
 // base64-decoded remainder of a "whsec_" secret, else the secret's bytes.
 func SigningKey(secret string) ([]byte, error) {
 	rest, ok := strings.CutPrefix(secret, "whsec_")

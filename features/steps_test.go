@@ -38,6 +38,7 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	w.analysisSteps(sc)
 	w.integratorSteps(sc)
 	w.exportSteps(sc)
+	w.reconcileSteps(sc)
 
 	// Accounts, set up with the hyscribe CLI as an operator would.
 	sc.Step(`^I have a (Business|Free) account with (\d+(?:\.\d+)?) seconds? of audio remaining$`, w.iHaveAccount)

@@ -98,3 +98,18 @@ Feature: Receiving results on my own receiver
     And I poll the job until it is finished
     Then the job is "failed"
     And my receiver gets nothing about the job within 2 seconds
+
+  Scenario: A receiver that was down finds the jobs it missed and has their events sent again
+    Given my account sends events to an address where nothing is listening
+    And another customer "Partner" has a Business account with 600 seconds of audio remaining
+    When I submit "speech-mono-16k.mp3" as a "single_voice" job
+    And "Partner" submits "speech-mono-16k.mp3" as a "single_voice" job
+    And I poll the job until it is finished
+    And my account starts sending events to my receiver with the secret "back-secret"
+    And I list my "transcribed" jobs
+    Then the list holds the job and no job of "Partner"
+    When I ask for the job's "transcript_ready" event to be sent again
+    Then the answer says my receiver took it
+    And my receiver gets a "transcript_ready" event for the job
+    And the event's secret is "back-secret"
+    And the event my receiver got carries the webhook-id the answer names

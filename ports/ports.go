@@ -160,6 +160,10 @@ type JobQuery struct {
 	Search string
 	Limit  int // page size; 0 means 50
 	Offset int
+	// After, when set, keeps the jobs listed after that cursor (created
+	// earlier, or at its millisecond with a smaller ID): the API's keyset
+	// pages, which jobs created meanwhile cannot shift.
+	After domain.ListCursor
 }
 
 // ListedJob is a job as the history page lists it: what a row shows, read

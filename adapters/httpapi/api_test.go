@@ -433,3 +433,19 @@ func TestInternalErrorsSayNothing(t *testing.T) {
 		t.Fatalf("the log lacks the error chain:\n%s", e.logs.String())
 	}
 }
+
+// TestAnswersKeepAmpersands: the create answer's uploadUrl has its & as
+// it is, not \u0026, so a URL copied from the raw answer works (README).
+func TestAnswersKeepAmpersands(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, key := e.account(domain.PlanBusiness)
+	r := e.create(key, `{"type":"single_voice","metadata":{"q":"a<b>&c"}}`)
+	if r.status != 200 || strings.Contains(string(r.body), `\u0026`) || !strings.Contains(string(r.body), "&") {
+		t.Fatalf("create answered %s", r.body)
+	}
+	id := r.json(t)["docId"].(string)
+	if b := string(e.poll(key, id).body); !strings.Contains(b, `"q":"a<b>&c"`) {
+		t.Fatalf("poll answered %s", b)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/httpapi/openapicheck"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
+	"github.com/hyscribe/hyscribe/adapters/webhook"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -75,6 +76,7 @@ type store interface {
 	ports.IdempotencyStore
 	ports.JobDeleter
 	ports.JobLister
+	ports.DeliveryStore
 }
 
 type options struct {
@@ -155,6 +157,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 		Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
 		Export:    app.NewExportJob(st),
 		Delete:    app.NewDeleteJob(st, blobs, e.clock, nil),
+		Reconcile: app.NewReconcile(st, st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock),
 		Ready:     ready,
 		Readiness: o.readiness,
 		Metrics:   e.reg,

@@ -40,3 +40,14 @@ func mustJSON(v any) []byte {
 // OpenAPI returns the OpenAPI document served at /api/openapi.json, for
 // the web application's API page.
 func OpenAPI() []byte { return openAPIDocument }
+
+// marshalUnescaped is json.Marshal without HTML escaping.
+func marshalUnescaped(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -100,13 +100,19 @@ var schemaChecks = []struct {
 	{"GET", "/api/openapi.json", "", 200},
 	{"GET", "/api/exportTranscription?docId={done}&format=json", "", 200},
 	{"GET", "/api/exportTranscription?docId={waiting}&format=srt", "", 409},
+	{"GET", "/api/listTranscriptions?limit=2", "", 200},
+	{"GET", "/api/listTranscriptions?status=failed", "", 200},
+	{"GET", "/api/listTranscriptions?status=done", "", 400},
+	{"POST", "/api/resendEvent", `{"docId":"{done}","event":"transcript_ready"}`, 200},
+	{"POST", "/api/resendEvent", `{"docId":"{waiting}","event":"transcript_ready"}`, 409},
+	{"POST", "/api/resendEvent", `{"docId":"{other}","event":"transcript_ready"}`, 404},
 	{"POST", "/api/deleteTranscription", `{"docId":"{failed}"}`, 200},
 }
 
 func TestServedAnswersMatchTheDocument(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	_, key := e.account(domain.PlanBusiness)
+	acct, key := e.account(domain.PlanBusiness)
 	_, otherKey := e.account(domain.PlanBusiness)
 	done, _ := e.newJob(key)
 	failed, _ := e.newJob(key)
@@ -114,6 +120,7 @@ func TestServedAnswersMatchTheDocument(t *testing.T) {
 	other, _ := e.newJob(otherKey)
 	e.transcribe(done)
 	e.fail(failed)
+	e.delivered(acct.ID, done, newReceiver(t, 200).URL)
 	fill := strings.NewReplacer("{done}", done, "{failed}", failed, "{waiting}", waiting, "{other}", other)
 
 	checked := map[string]bool{}

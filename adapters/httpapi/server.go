@@ -26,6 +26,10 @@ type Config struct {
 	// CreateLimit is createTranscription's requests per minute per API key
 	// (default domain.DefaultCreateRateLimit).
 	CreateLimit int
+	// ListLimit and ResendLimit are listTranscriptions's and resendEvent's
+	// requests per minute per API key, each its own counter (default
+	// domain.PollRateLimit, the spec's 60, for both).
+	ListLimit, ResendLimit int
 	// ReadTimeout bounds reading one request, headers and body, on every
 	// route but the upload (default 1 minute).
 	ReadTimeout time.Duration
@@ -64,6 +68,12 @@ func (c Config) withDefaults() Config {
 	if c.CreateLimit <= 0 {
 		c.CreateLimit = domain.DefaultCreateRateLimit
 	}
+	if c.ListLimit <= 0 {
+		c.ListLimit = domain.PollRateLimit
+	}
+	if c.ResendLimit <= 0 {
+		c.ResendLimit = domain.PollRateLimit
+	}
 	def(&c.ReadTimeout, time.Minute)
 	def(&c.UploadTimeout, domain.UploadWindow)
 	def(&c.WriteTimeout, time.Minute)
@@ -87,6 +97,8 @@ type Deps struct {
 	Upload    *app.ReceiveUpload
 	Export    *app.ExportJob
 	Delete    *app.DeleteJob
+	// Reconcile lists the caller's jobs and resends their events.
+	Reconcile *app.Reconcile
 	// Poll answers getTranscription; nil: RateLimit and Get, one after
 	// the other.
 	Poll *app.Poll
@@ -119,6 +131,8 @@ const (
 	pathOpenAPI = "/api/openapi.json"
 	pathExport  = "/api/exportTranscription"
 	pathDelete  = "/api/deleteTranscription"
+	pathList    = "/api/listTranscriptions"
+	pathResend  = "/api/resendEvent"
 	// pathWeb is the web application's prefix; its pages are one metrics
 	// route.
 	pathWeb = "/app"
@@ -139,6 +153,8 @@ const (
 	scopeCreate = "create"
 	scopeExport = "export"
 	scopeDelete = "delete"
+	scopeList   = "list"
+	scopeResend = "resend"
 )
 
 //go:embed openapi.json
@@ -174,6 +190,8 @@ func (s *server) routes() []route {
 		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
 		{fiber.MethodGet, pathExport, "exportTranscription", s.exportTranscription},
 		{fiber.MethodPost, pathDelete, "deleteTranscription", s.deleteTranscription},
+		{fiber.MethodGet, pathList, "listTranscriptions", s.listTranscriptions},
+		{fiber.MethodPost, pathResend, "resendEvent", s.resendEvent},
 	}
 }
 
@@ -184,6 +202,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Auth": deps.Auth == nil, "RateLimit": deps.RateLimit == nil, "Create": deps.Create == nil,
 		"Get": deps.Get == nil, "Upload": deps.Upload == nil, "Export": deps.Export == nil, "Delete": deps.Delete == nil,
+		"Reconcile": deps.Reconcile == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps." + name + " is required")
@@ -229,9 +248,13 @@ func New(cfg Config, deps Deps) *fiber.App {
 		StrictRouting: true,
 		// An empty 200 (upload) has no body, so no content type either.
 		DisableDefaultContentType: true,
-		ReadTimeout:               s.cfg.ReadTimeout,
-		WriteTimeout:              s.cfg.WriteTimeout,
-		IdleTimeout:               s.cfg.IdleTimeout,
+		// Answers are JSON for programs, never embedded in HTML: & < >
+		// stay as they are, so an uploadUrl pasted from a terminal works
+		// (encoding/json would write its & as \u0026).
+		JSONEncoder:  marshalUnescaped,
+		ReadTimeout:  s.cfg.ReadTimeout,
+		WriteTimeout: s.cfg.WriteTimeout,
+		IdleTimeout:  s.cfg.IdleTimeout,
 		// Reached only for requests fasthttp cannot parse (bad request
 		// line, oversized headers, read timeouts); handler errors are
 		// answered in observe.

@@ -49,6 +49,10 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	if !q.To.IsZero() {
 		where = append(where, "created_at < "+param(toMs(q.To)))
 	}
+	if !q.After.IsZero() {
+		ms := param(q.After.CreatedAt.UnixMilli())
+		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+param(string(q.After.ID))+")")
+	}
 	limit, offset := webquery.Page(q)
 	order := " ORDER BY created_at DESC, id DESC"
 	if q.Search == "" {

@@ -49,6 +49,10 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	if !q.To.IsZero() {
 		where = append(where, "created_at < "+param(toMs(q.To)))
 	}
+	if !q.After.IsZero() {
+		ms := param(q.After.CreatedAt.UnixMilli())
+		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+param(string(q.After.ID))+")")
+	}
 	if phrase, ok := searchPhrase(q.Search); ok {
 		// The index names the few jobs with the words; the unary + keeps
 		// SQLite from walking the account's every job (and its text) on

@@ -38,6 +38,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
+			!q.After.Listed(j.CreatedAt, j.ID),
 			search != "" && !strings.Contains(shownSearchText(j), search):
 			continue
 		}

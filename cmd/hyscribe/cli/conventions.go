@@ -167,3 +167,23 @@ func versionCmd(stdout io.Writer) error {
 }
 
 func isKnownCommand(name string) bool { return slices.Contains(knownCommands, name) }
+
+// subcommandError is the usage error of a missing or unknown subcommand:
+// it names what was given and what is accepted.
+func subcommandError(cmd string, args []string, choices ...string) error {
+	want := strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+	if len(choices) == 1 {
+		want = choices[0]
+	}
+	if len(args) == 0 {
+		return usageErrorf("%s: expected %s", cmd, want)
+	}
+	return usageErrorf("%s: unknown subcommand %q; expected %s", cmd, args[0], want)
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

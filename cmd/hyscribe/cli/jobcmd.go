@@ -16,7 +16,7 @@ import (
 // from the store, as JSON.
 func jobCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "show" {
-		return usageErrorf("job: expected show")
+		return subcommandError("job", args, "show")
 	}
 	fs := flag.NewFlagSet("job show", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -27,7 +27,7 @@ func jobCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Wr
 	if *doc == "" {
 		return usageErrorf("job show: --doc is required")
 	}
-	store, err := openStore(ctx, cfg)
+	store, err := openProvisioningStore(ctx, cfg, stderr, false) // a job needs a store that has it
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // domain.ChecklistReport instead of tables.
 func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "checklist" {
-		return usageErrorf("report: expected checklist")
+		return subcommandError("report", args, "checklist")
 	}
 	fs := flag.NewFlagSet("report checklist", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -33,13 +33,13 @@ usage:
   hyscribe worker --stages a,b,...     pipeline stages only (uploads,process,transcribe,enrich,notify,analyze,analytics)
   hyscribe account create --name N --plan business|free --seconds S
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
-                          [--webhook-url U] [--webhook-secret S]
+                          [--webhook-url U] [--webhook-secret S | --generate-webhook-secret]
                           [--analysis-webhook-url U] [--notify-failures true|false]
                           [--retention-days N]  (delete jobs older than N days; 0 keeps them)
                           [--time-zone Z] [--agent-channel left|right|""]  (pages' days; stereo agent)
   hyscribe account key --account ID    issue another API key
   hyscribe transcribe FILE --type single_voice|phone_call [--metadata JSON]
-                          [--checklist ID] [--format text|srt|vtt|json]
+                          [--checklist ID] [--format text|txt|srt|vtt|json]
                           a client of a running service: HYSCRIBE_URL, HYSCRIBE_API_KEY
   hyscribe checklist create --account ID --file F.json
   hyscribe checklist update --account ID --checklist C --file F.json   (a new version)
@@ -60,7 +60,9 @@ usage:
   hyscribe probe URL                   GET URL (e.g. http://127.0.0.1:8080/readyz); exit 0 on 200, else 1
                           (a container healthcheck where the image has no shell or curl)
 
-Every command prints its own help with -h or --help.
+Every command prints its own help with -h or --help. Commands that read or
+change accounts, checklists, people and jobs say which store they use, and
+refuse to make a new SQLite store unless given --create-store.
 
 Configuration comes from the environment; see the README.
 `
@@ -229,7 +231,7 @@ func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
 
 func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || !slices.Contains([]string{"create", "update", "key"}, args[0]) {
-		return usageErrorf("account: expected create, update or key")
+		return subcommandError("account", args, "create", "update", "key")
 	}
 	fs := flag.NewFlagSet("account "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -244,10 +246,18 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 	retention := fs.Int("retention-days", 0, "delete jobs older than this many days; 0 keeps them forever")
 	fs.String("time-zone", "", "IANA time zone of the account's pages, exports and reports (empty: the deployment's)")
 	fs.String("agent-channel", "", "stereo channel the account's agents are on: left, right or empty")
+	generate := fs.Bool("generate-webhook-secret", false, "give the account a new whsec_ secret, printed once")
+	create := createStoreFlag(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, cfg)
+	if *generate && flagSet(fs, "webhook-secret") {
+		return usageErrorf("account %s: --generate-webhook-secret and --webhook-secret %q exclude each other", args[0], *webhookSecret)
+	}
+	if *generate && args[0] != "update" {
+		return usageErrorf("account %s: --generate-webhook-secret belongs to account update", args[0])
+	}
+	store, err := openProvisioningStore(ctx, cfg, stderr, *create)
 	if err != nil {
 		return err
 	}
@@ -260,7 +270,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			secs, err = 0, nil
 		}
 		if err != nil {
-			return fmt.Errorf("--seconds must be a number, not %q", *seconds)
+			return usageErrorf("account create: --seconds must be a number, not %q", *seconds)
 		}
 		a, key, err := prov.CreateAccount(ctx, *name, domain.Plan(*plan), secs)
 		if err != nil {
@@ -284,7 +294,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			case "seconds":
 				s, err := strconv.ParseFloat(v, 64)
 				if err != nil {
-					parseErr = fmt.Errorf("--seconds must be a number, not %q", v)
+					parseErr = usageErrorf("account update: --seconds must be a number, not %q", v)
 				}
 				c.Seconds = &s
 			case "webhook-url":
@@ -296,7 +306,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			case "notify-failures":
 				b, err := strconv.ParseBool(v)
 				if err != nil {
-					parseErr = fmt.Errorf("--notify-failures must be true or false, not %q", v)
+					parseErr = usageErrorf("account update: --notify-failures must be true or false, not %q", v)
 				}
 				c.NotifyFailures = &b
 			case "time-zone":
@@ -317,6 +327,13 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			return err
 		}
 		out := accountJSON(a)
+		if *generate {
+			secret, err := prov.GenerateWebhookSecret(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			out["webhookSecret"], out["webhookSecretSet"] = secret, true // shown this once
+		}
 		if setDays {
 			if err := app.NewRetention(store).Set(ctx, a.ID, days); err != nil {
 				return err
@@ -337,7 +354,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		}
 		return writeJSON(stdout, map[string]string{"accountId": *id, "apiKey": raw})
 	}
-	return usageErrorf("account: unknown subcommand %q", args[0])
+	return subcommandError("account", args, "create", "update", "key")
 }
 
 func accountJSON(a domain.Account) map[string]any {
@@ -351,7 +368,7 @@ func accountJSON(a domain.Account) map[string]any {
 
 func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || !slices.Contains([]string{"create", "list", "show", "update", "archive"}, args[0]) {
-		return usageErrorf("checklist: expected create, list, show, update or archive")
+		return subcommandError("checklist", args, "create", "list", "show", "update", "archive")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("checklist "+sub, flag.ContinueOnError)
@@ -360,6 +377,7 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 	id := fs.String("checklist", "", "checklist ID")
 	file := fs.String("file", "", "checklist JSON file")
 	version := fs.Int("version", 0, "version to show (default: the latest)")
+	create := createStoreFlag(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -387,14 +405,14 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 	case "list":
 	case "show", "archive":
 	default:
-		return usageErrorf("checklist: unknown subcommand %q", sub)
+		return subcommandError("checklist", args, "create", "list", "show", "update", "archive")
 	}
 	if sub == "update" || sub == "show" || sub == "archive" {
 		if err := needs("checklist"); err != nil {
 			return err
 		}
 	}
-	store, err := openStore(ctx, cfg)
+	store, err := openProvisioningStore(ctx, cfg, stderr, *create)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func userResetLink(ctx context.Context, cfg Config, args []string, stdout, stder
 	if *email == "" {
 		return fmt.Errorf("user reset-link: --email is required")
 	}
-	store, err := openStore(ctx, cfg)
+	store, err := openProvisioningStore(ctx, cfg, stderr, false) // a reset link needs a person: never a new store
 	if err != nil {
 		return err
 	}

@@ -254,6 +254,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
 			Export:    app.NewExportJob(s.store),
 			Delete:    app.NewDeleteJob(s.store, blobs, clock, log),
+			Reconcile: app.NewReconcile(s.store, s.store, s.store, s.store, s.webhooks, clock),
 			Ready:     s.isReady,
 			Readiness: s.readiness,
 			Web:       webapp.Register,

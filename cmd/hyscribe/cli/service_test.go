@@ -50,8 +50,14 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// runCLI runs a command and decodes its JSON output. Provisioning commands
+// may make the store: these tests provision before the service first ran
+// (provstore_test.go checks the refusal without --create-store).
 func runCLI(t *testing.T, getenv func(string) string, args ...string) map[string]any {
 	t.Helper()
+	if len(args) > 1 && (args[0] == "account" || args[0] == "checklist" || args[0] == "user" && args[1] != "reset-link") {
+		args = append(args[:len(args):len(args)], "--create-store")
+	}
 	var out, errb bytes.Buffer
 	if err := cli.Run(context.Background(), args, getenv, &out, &errb); err != nil {
 		t.Fatalf("hyscribe %s: %v\n%s", strings.Join(args, " "), err, errb.String())

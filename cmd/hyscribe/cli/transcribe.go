@@ -13,7 +13,8 @@ import (
 )
 
 // transcribeFormats maps --format to the export format.
-var transcribeFormats = map[string]string{"text": client.FormatTXT, "srt": client.FormatSRT, "vtt": client.FormatVTT, "json": client.FormatJSON}
+// "txt" is the API's name of the format, "text" the command's: both work.
+var transcribeFormats = map[string]string{"text": client.FormatTXT, "txt": client.FormatTXT, "srt": client.FormatSRT, "vtt": client.FormatVTT, "json": client.FormatJSON}
 
 // transcribeCmd is `hyscribe transcribe FILE …`: a client of a running
 // service (HYSCRIBE_URL, HYSCRIBE_API_KEY) that creates a job, uploads FILE,
@@ -25,7 +26,7 @@ func transcribeCmd(ctx context.Context, args []string, getenv func(string) strin
 	typ := fs.String("type", "", "single_voice or phone_call (required)")
 	metadata := fs.String("metadata", "", "a JSON object attached to the job")
 	checklist := fs.String("checklist", "", "checklist ID to analyse the transcript against")
-	format := fs.String("format", "text", "text, srt, vtt or json")
+	format := fs.String("format", "text", "text (or txt), srt, vtt or json")
 	poll := fs.Duration("poll", 5*time.Second, "time between polls")
 	// Flags may come before or after FILE.
 	var files []string
@@ -43,7 +44,7 @@ func transcribeCmd(ctx context.Context, args []string, getenv func(string) strin
 	}
 	exportFormat, ok := transcribeFormats[*format]
 	if !ok {
-		return usageErrorf("transcribe: --format must be text, srt, vtt or json, not %q", *format)
+		return usageErrorf("transcribe: --format must be text (or txt), srt, vtt or json, not %q", *format)
 	}
 	if *typ != string(client.SingleVoice) && *typ != string(client.PhoneCall) {
 		return usageErrorf("transcribe: --type must be single_voice or phone_call, not %q", *typ)

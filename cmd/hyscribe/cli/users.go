@@ -23,7 +23,7 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 		return userResetLink(ctx, cfg, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || (args[0] != "create" && args[0] != "invite") {
-		return usageErrorf("user: expected create, invite or reset-link")
+		return subcommandError("user", args, "create", "invite", "reset-link")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("user "+sub, flag.ContinueOnError)
@@ -32,13 +32,14 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 	email := fs.String("email", "", "the person's email address")
 	role := fs.String("role", string(domain.RoleMember), "owner or member")
 	pwFile := fs.String("password-file", "", "file whose first line is the password (create)")
+	create := createStoreFlag(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *account == "" || *email == "" {
 		return fmt.Errorf("user %s: --account and --email are required", sub)
 	}
-	store, err := openStore(ctx, cfg)
+	store, err := openProvisioningStore(ctx, cfg, stderr, *create)
 	if err != nil {
 		return err
 	}

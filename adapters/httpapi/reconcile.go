@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// listTranscriptions is GET /api/listTranscriptions (DESIGN §2,
+// reconciliation): the caller's jobs, newest first, in keyset pages. It
+// counts against its own per-key counter.
+func (s *server) listTranscriptions(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	if err != nil {
+		return err
+	}
+	if err := s.deps.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
+		return err
+	}
+	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), c.Query("cursor"))
+	if err != nil {
+		return err
+	}
+	page, err := s.deps.Reconcile.List(ctx, p, r)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusOK).JSON(page)
+}
+
+// resendEvent is POST /api/resendEvent (DESIGN §2, reconciliation): one
+// new attempt of a job's event, with its first webhook-id. It counts
+// against its own per-key counter.
+func (s *server) resendEvent(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	if err != nil {
+		return err
+	}
+	if err := s.deps.RateLimit.Allow(ctx, scopeResend, p.Key.ID, s.cfg.ResendLimit); err != nil {
+		return err
+	}
+	body, err := readBody(c, maxResendBody)
+	if err != nil {
+		return err
+	}
+	res, err := s.deps.Reconcile.Resend(ctx, p, body)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusOK).JSON(res)
+}
+
+// maxResendBody bounds {"docId": "…", "event": "…"}.
+const maxResendBody = 4 << 10

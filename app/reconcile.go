@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// Reconcile is what an API client needs to find what it missed while its
+// receiver was down (events are sent once): the list of its jobs
+// (GET /api/listTranscriptions) and a new attempt of one job's event
+// (POST /api/resendEvent, the web application's Resend). Both see only the
+// caller's account: a job of another account is domain.ErrNotFound, like
+// a missing one, and never listed.
+type Reconcile struct {
+	jobs       ports.JobStore
+	lister     ports.JobLister
+	deliveries ports.DeliveryStore
+	accounts   ports.AccountStore
+	sender     ports.WebhookSender
+	clock      ports.Clock
+}
+
+// NewReconcile builds the use cases.
+func NewReconcile(jobs ports.JobStore, lister ports.JobLister, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *Reconcile {
+	need("jobs", jobs)
+	need("lister", lister)
+	need("deliveries", deliveries)
+	need("accounts", accounts)
+	need("sender", sender)
+	need("clock", clock)
+	return &Reconcile{jobs: jobs, lister: lister, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+}
+
+// List returns one page of the caller's jobs matching r, newest first.
+// NextCursor is set when the page is full: the next page may be empty.
+func (uc *Reconcile) List(ctx context.Context, p Principal, r domain.ListRequest) (domain.JobPage, error) {
+	if err := RequireBusiness(p); err != nil {
+		return domain.JobPage{}, err
+	}
+	jobs, _, err := uc.lister.ListJobs(ctx, ports.JobQuery{
+		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor,
+	})
+	if err != nil {
+		return domain.JobPage{}, fmt.Errorf("list jobs: %w", err)
+	}
+	page := domain.JobPage{Items: make([]domain.JobSummary, 0, len(jobs))}
+	for _, j := range jobs {
+		page.Items = append(page.Items, domain.NewJobSummary(j.ID, j.Status, j.CreatedAt, j.Type, j.Duration, j.Metadata, j.Title, j.Error))
+	}
+	if len(jobs) == r.Limit {
+		last := jobs[len(jobs)-1]
+		c := domain.CursorAfter(last.CreatedAt, last.ID).String()
+		page.NextCursor = &c
+	}
+	return page, nil
+}
+
+// Resend sends the job's event of r.Event again, now, with the same
+// webhook-id as its first delivery, to the account's receiver for that
+// event now and with its current secret; the attempt is recorded in the
+// job's delivery log like the web application's. A job for which that
+// event was never attempted (not yet transcribed, no checklist, failure
+// events off, or no receiver then) is a domain.ErrConflict; an account
+// without a receiver now, too.
+func (uc *Reconcile) Resend(ctx context.Context, p Principal, body []byte) (domain.ResendResult, error) {
+	if err := RequireBusiness(p); err != nil {
+		return domain.ResendResult{}, err
+	}
+	r, err := domain.ParseResendRequest(body)
+	if err != nil {
+		return domain.ResendResult{}, err
+	}
+	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, r.DocID)
+	if err != nil {
+		return domain.ResendResult{}, err
+	}
+	ds, err := uc.deliveries.Deliveries(ctx, j.ID)
+	if err != nil {
+		return domain.ResendResult{}, fmt.Errorf("resend: %w", err)
+	}
+	var orig *domain.Delivery
+	for i := range ds { // oldest first: the event's first delivery
+		if ds[i].EventType == r.Event && ds[i].AccountID == p.Account.ID {
+			orig = &ds[i]
+			break
+		}
+	}
+	if orig == nil {
+		if !j.Status.Terminal() {
+			return domain.ResendResult{}, fmt.Errorf("the job is %s: its events are sent when it finishes: %w", j.Status, domain.ErrConflict)
+		}
+		return domain.ResendResult{}, fmt.Errorf("no %s event was ever sent for this job (it is %s): an event goes only to the receiver set when the job finished; read the job with getTranscription: %w",
+			r.Event, j.Status, domain.ErrConflict)
+	}
+	// The receiver and secret in force now, not as the key's cache saw them.
+	acct, err := uc.accounts.GetAccount(ctx, p.Account.ID)
+	if err != nil {
+		return domain.ResendResult{}, fmt.Errorf("resend: %w", err)
+	}
+	to := acct.ReceiverFor(orig.EventType)
+	if to == "" {
+		return domain.ResendResult{}, fmt.Errorf("the account has no receiver for %s now: set a webhook address first: %w", orig.EventType, domain.ErrConflict)
+	}
+	d, err := resendDelivery(ctx, uc.deliveries, uc.sender, uc.clock, *orig, to, acct.WebhookSecret)
+	if err != nil {
+		return domain.ResendResult{}, err
+	}
+	return domain.NewResendResult(d), nil
+}

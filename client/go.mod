@@ -1,0 +1,3 @@
+module github.com/hyscribe/hyscribe/client
+
+go 1.22
