@@ -45,25 +45,29 @@ func (d TranscriptReadyData) MarshalJSON() ([]byte, error) {
 	}{d.Type, d.Transcription, d.Title, d.Resolution, d.LanguageCode, nullIfZero(d.ChecklistID), nullIfZero(d.ChecklistVersion), objectOrEmpty(d.Metadata)})
 }
 
-// wireSegment is a segment in an event: speaker null for single_voice.
+// wireSegment is a segment in an event: speaker null for single_voice,
+// channel null unless a stereo call's.
 type wireSegment struct {
 	Start   float64 `json:"start"`
 	End     float64 `json:"end"`
 	Text    string  `json:"text"`
 	Speaker *string `json:"speaker"`
+	Channel *string `json:"channel"`
 }
 
-// MarshalJSON writes every segment's speaker, null for single_voice.
+// MarshalJSON writes every segment's speaker (null for single_voice) and
+// channel (null but on a stereo call), and the note (null without one).
 func (d RecognizedData) MarshalJSON() ([]byte, error) {
 	segs := make([]wireSegment, len(d.Segments))
 	for i, s := range d.Segments {
-		segs[i] = wireSegment{Start: s.Start, End: s.End, Text: s.Text, Speaker: nullIfZero(s.Speaker)}
+		segs[i] = wireSegment{Start: s.Start, End: s.End, Text: s.Text, Speaker: nullIfZero(s.Speaker), Channel: nullIfZero(s.Channel)}
 	}
 	return json.Marshal(struct {
 		Type          JobType       `json:"type"`
 		Transcription string        `json:"transcription"`
 		Segments      []wireSegment `json:"segments"`
-	}{d.Type, d.Transcription, segs})
+		Note          *string       `json:"note"`
+	}{d.Type, d.Transcription, segs, nullIfZero(d.Note)})
 }
 
 func nullIfZero[T comparable](v T) *T {
