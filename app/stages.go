@@ -252,11 +252,13 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 }
 
 // recognizeFiles sends a job's audio files (the recording, or a stereo
-// call's two channels) to the engine, each whole when it is within the
-// engine's limits, else as pieces cut at silences; all the pieces are
-// recognised concurrently (uc.parallel at once, and never fewer than the
-// files, which always went at once) and each file's are stitched back with
-// absolute times. A file the chunker finds silent throughout is recognised
+// call's two channels) to the engine, each whole when it is short or
+// within the engine's limits, else as pieces cut at silences (sized for the
+// engine's slots, see domain.PlanPieces); the pieces are recognised
+// concurrently, uc.parallel at once (never fewer than the files, which
+// always went at once), longest first, and each file's are stitched back
+// with absolute times. Every request says whose it is (account, job, audio
+// length), so that the engine's scheduler shares it fairly. A file the chunker finds silent throughout is recognised
 // as nothing without a request; that is domain.ErrNoSpeech only when every
 // file is.
 func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
@@ -267,7 +269,12 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 	}
 	var pieces []piece
 	silent := 0
+	seconds := 0.0
+	if j.Audio != nil {
+		seconds = j.Audio.Duration
+	}
 	for i, f := range files {
+		f.Account, f.Job, f.Seconds = j.AccountID, j.ID, seconds
 		if uc.chunker == nil {
 			pieces = append(pieces, piece{file: i, audio: f})
 			continue
@@ -298,7 +305,8 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 		base, ext := strings.TrimSuffix(f.Name, path.Ext(f.Name)), path.Ext(f.Name)
 		for k, c := range chunks {
 			open := func() (io.ReadCloser, error) { return os.Open(c.Path) }
-			pieces = append(pieces, piece{file: i, chunk: &c, audio: ports.AudioFile{Name: fmt.Sprintf("%s-part-%03d%s", base, k+1, ext), Open: open}})
+			pieces = append(pieces, piece{file: i, chunk: &c, audio: ports.AudioFile{Name: fmt.Sprintf("%s-part-%03d%s", base, k+1, ext), Open: open,
+				Account: j.AccountID, Job: j.ID, Seconds: c.End - c.From}})
 		}
 	}
 
@@ -306,23 +314,30 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 	defer cancel()
 	recs := make([]domain.Recognition, len(pieces))
 	errs := make([]error, len(pieces))
-	sem := make(chan struct{}, max(uc.parallel, len(files)))
-	var wg sync.WaitGroup
+	lengths := make([]float64, len(pieces))
 	for i, p := range pieces {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
+		lengths[i] = p.audio.Seconds
+	}
+	// Longest first: the recording's last piece to come back is a short
+	// one, so its slots stay busy to its end (domain.LongestFirst).
+	next := make(chan int, len(pieces))
+	for _, i := range domain.LongestFirst(lengths) {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(max(uc.parallel, len(files)), len(pieces)) {
+		wg.Go(func() {
+			for i := range next {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				if recs[i], errs[i] = uc.recognizer.Recognize(ctx, pieces[i].audio); errs[i] != nil {
+					cancel() // one piece lost loses the recording: stop the others
+				}
 			}
-			defer func() { <-sem }()
-			if recs[i], errs[i] = uc.recognizer.Recognize(ctx, p.audio); errs[i] != nil {
-				cancel() // one piece lost loses the recording: stop the others
-			}
-		}()
+		})
 	}
 	wg.Wait()
 	// The first error that is not the cancellation it caused.
