@@ -138,6 +138,9 @@ func (g *Guarded) InFlight() int { return int(g.inFlight.Load()) }
 // busy the engine was kept.
 func (g *Guarded) Stats() SchedulerStats { return g.sched.Stats() }
 
+// BusyRatio is the scheduler's (Scheduler.BusyRatio).
+func (g *Guarded) BusyRatio() float64 { return g.sched.BusyRatio() }
+
 func (g *Guarded) openError() error {
 	return &openCircuitError{last: g.lastErr.Load().(string), failures: g.cfg.FailuresToOpen}
 }

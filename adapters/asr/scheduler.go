@@ -39,6 +39,7 @@ type Scheduler struct {
 	waitSeconds   float64 // wall seconds during which a request waited
 	busyWhileWait float64 // slot-seconds in use while a request waited
 	granted       uint64
+	ratioMark     [2]float64 // Waited and BusyWhileWaiting at the last BusyRatio
 }
 
 // SlotLeases bounds the requests in flight to one engine across every
@@ -274,4 +275,20 @@ func (s *Scheduler) Stats() SchedulerStats {
 	s.tick()
 	return SchedulerStats{Slots: s.slots, InFlight: s.inFlight, Queued: s.waiting, Granted: s.granted,
 		Busy: s.slotSeconds, Waited: s.waitSeconds, BusyWhileWaiting: s.busyWhileWait}
+}
+
+// BusyRatio is how busy the engine's slots were kept while requests waited
+// for one, since the previous call: 1 when no slot stood idle while work
+// waited (or when nothing waited). It is the figure a scrape of /metrics
+// reads; over a longer span, the totals of Stats give it.
+func (s *Scheduler) BusyRatio() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tick()
+	waited, busy := s.waitSeconds-s.ratioMark[0], s.busyWhileWait-s.ratioMark[1]
+	s.ratioMark = [2]float64{s.waitSeconds, s.busyWhileWait}
+	if waited <= 0 {
+		return 1
+	}
+	return min(busy/(waited*float64(s.slots)), 1)
 }

@@ -495,6 +495,7 @@ func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry) (ports.Spee
 	})
 	reg.Gauge("hyscribe_asr_circuit_state", "The speech engine's circuit breaker: 0 closed, 1 half-open (trial), 2 open (jobs wait in Kafka).", func() float64 { return float64(g.State()) })
 	reg.Gauge("hyscribe_asr_requests_in_flight", "Recognitions being sent to the speech engine now.", func() float64 { return float64(g.InFlight()) })
+	schedulerMetrics(reg, g)
 	return g, nil
 }
 
