@@ -104,6 +104,7 @@ type Stores interface {
 	UserStore
 	SessionStore
 	IdempotencyStore
+	RecognizedPieces
 }
 
 // JobAccountReader reads a job with the account that owns it, in one round

@@ -54,6 +54,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Search", searchTests},
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
+		{"RecognizedPieces", pieceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+var piecesSQL = sqlstore.Postgres.Pieces()
+
+// SavePiece implements ports.RecognizedPieces.
+func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec domain.Recognition, now time.Time) error {
+	text, err := sqlstore.EncodeRecognition(rec)
+	if err != nil {
+		return fmt.Errorf("postgres.SavePiece: %w", err)
+	}
+	if _, err := s.pool.Exec(ctx, piecesSQL.Save, string(id), key, text, toMs(now), string(id)); err != nil {
+		return fmt.Errorf("postgres.SavePiece: %w", translate(err))
+	}
+	return nil
+}
+
+// RecognizedPieces implements ports.RecognizedPieces.
+func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
+	rows, err := queryAll(ctx, s.pool, scanPiece, piecesSQL.List, string(id))
+	if err != nil {
+		return nil, fmt.Errorf("postgres.RecognizedPieces: %w", err)
+	}
+	out := make(map[string]domain.Recognition, len(rows))
+	for _, p := range rows {
+		out[p.key] = p.rec
+	}
+	return out, nil
+}
+
+// DropPieces implements ports.RecognizedPieces.
+func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
+	if _, err := s.pool.Exec(ctx, piecesSQL.Drop, string(id)); err != nil {
+		return fmt.Errorf("postgres.DropPieces: %w", translate(err))
+	}
+	return nil
+}
+
+type pieceRow struct {
+	key string
+	rec domain.Recognition
+}
+
+func scanPiece(row sqlstore.Scanner) (pieceRow, error) {
+	k, r, err := sqlstore.ScanPiece(row)
+	return pieceRow{k, r}, err
+}
