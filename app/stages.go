@@ -90,7 +90,8 @@ type TranscribeAudio struct {
 	diarizer   ports.Diarizer     // nil: mono calls need the engine's own speaker labels
 	chunker    ports.AudioChunker // nil: every recording goes to the engine whole
 	limits     ports.ChunkLimits
-	parallel   int // pieces of one recording recognised at once
+	parallel   int                    // pieces of one recording recognised at once
+	pieces     ports.RecognizedPieces // nil: a recording recognised again is sent again whole
 	log        *slog.Logger
 }
 
@@ -109,6 +110,15 @@ func WithDiarizer(d ports.Diarizer) TranscribeOption {
 func WithChunking(c ports.AudioChunker, limits ports.ChunkLimits, parallel int) TranscribeOption {
 	need("chunker", c)
 	return func(uc *TranscribeAudio) { uc.chunker, uc.limits, uc.parallel = c, limits, max(parallel, 1) }
+}
+
+// WithRecognizedPieces keeps each piece's recognition in p as it comes
+// back, so that a job recognised again (its worker killed mid-recognition,
+// or one piece failed and the stage retries) re-sends only the pieces that
+// had not come back.
+func WithRecognizedPieces(p ports.RecognizedPieces) TranscribeOption {
+	need("pieces", p)
+	return func(uc *TranscribeAudio) { uc.pieces = p }
 }
 
 // NewTranscribeAudio builds the stage; tempDir holds decoded channels and
@@ -164,12 +174,20 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return err
 	}
 	now := uc.clock.Now()
-	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+	terr := transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err != nil {
 			return failUnlessMovedOn(j.Recognizing(), err)
 		}
 		return j.Recognize(now, text, segs)
 	})
+	if terr == nil && uc.pieces != nil {
+		// Recognised or failed: its pieces are of no more use. Left behind,
+		// they go with the job when it is deleted.
+		if derr := uc.pieces.DropPieces(ctx, j.ID); derr != nil {
+			uc.log.Warn("transcribe: forget the job's recognized pieces", "docId", j.ID, "err", derr)
+		}
+	}
+	return terr
 }
 
 // errRecognizing tells TranscribeAudio.Handle that the job is converting
@@ -267,6 +285,14 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 		audio ports.AudioFile
 		chunk *ports.Chunk // nil: the file whole
 	}
+	// key names a piece within the job, the same for the same recording
+	// cut the same way (ports.RecognizedPieces).
+	key := func(p piece) string {
+		if p.chunk == nil {
+			return files[p.file].Name + "@whole"
+		}
+		return fmt.Sprintf("%s@%.3f-%.3f", files[p.file].Name, p.chunk.From, p.chunk.End)
+	}
 	var pieces []piece
 	silent := 0
 	seconds := 0.0
@@ -314,19 +340,32 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 	defer cancel()
 	recs := make([]domain.Recognition, len(pieces))
 	errs := make([]error, len(pieces))
-	lengths := make([]float64, len(pieces))
+	var kept map[string]domain.Recognition
+	if uc.pieces != nil {
+		var err error
+		if kept, err = uc.pieces.RecognizedPieces(ctx, j.ID); err != nil {
+			uc.log.Warn("transcribe: read the job's recognized pieces; sending them all", "docId", j.ID, "err", err)
+		}
+	}
+	var todo []int
+	var lengths []float64
 	for i, p := range pieces {
-		lengths[i] = p.audio.Seconds
+		if rec, ok := kept[key(p)]; ok {
+			recs[i] = rec // it came back before: not sent again
+			continue
+		}
+		todo = append(todo, i)
+		lengths = append(lengths, p.audio.Seconds)
 	}
 	// Longest first: the recording's last piece to come back is a short
 	// one, so its slots stay busy to its end (domain.LongestFirst).
-	next := make(chan int, len(pieces))
-	for _, i := range domain.LongestFirst(lengths) {
-		next <- i
+	next := make(chan int, len(todo))
+	for _, k := range domain.LongestFirst(lengths) {
+		next <- todo[k]
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range min(max(uc.parallel, len(files)), len(pieces)) {
+	for range min(max(uc.parallel, len(files)), len(todo)) {
 		wg.Go(func() {
 			for i := range next {
 				if err := ctx.Err(); err != nil {
@@ -335,6 +374,12 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 				}
 				if recs[i], errs[i] = uc.recognizer.Recognize(ctx, pieces[i].audio); errs[i] != nil {
 					cancel() // one piece lost loses the recording: stop the others
+					continue
+				}
+				if uc.pieces != nil && len(pieces) > 1 {
+					if err := uc.pieces.SavePiece(ctx, j.ID, key(pieces[i]), recs[i], uc.clock.Now()); err != nil {
+						uc.log.Warn("transcribe: keep a recognized piece", "docId", j.ID, "err", err)
+					}
 				}
 			}
 		})

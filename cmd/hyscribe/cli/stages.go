@@ -175,7 +175,8 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds(),
 		PieceSeconds: cfg.ASRPieceSeconds, WholeSeconds: cfg.ASRWholeSeconds, Slots: cfg.ASRConcurrency}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
-		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
+		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency),
+		app.WithRecognizedPieces(s.store))
 	// Jobs of one partition are recognised side by side, so that none
 	// waits for another's engine time because they hash to one partition;
 	// the engine's scheduler decides who goes first (issue 28).
