@@ -212,3 +212,53 @@ func TestSchedulerCancelledWhileWaiting(t *testing.T) {
 		}
 	})
 }
+
+// poolLeases is a shared store's slots in memory: n leases for every
+// scheduler that shares the pool.
+type poolLeases struct {
+	mu   sync.Mutex
+	free int
+}
+
+func (p *poolLeases) TryAcquire(context.Context) (func(), bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.free == 0 {
+		return nil, false, nil
+	}
+	p.free--
+	var once sync.Once
+	return func() { once.Do(func() { p.mu.Lock(); p.free++; p.mu.Unlock() }) }, true, nil
+}
+
+// Two worker processes, each with a scheduler of 4, share a 4-slot engine
+// through leases: together they never send it more than 4 requests, and
+// they keep all 4 busy.
+func TestSchedulersShareTheEnginesSlotsThroughLeases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &gpuEngine{rtf: 0.05}
+		pool := &poolLeases{free: 4}
+		workers := []*Guarded{Guard(eng, GuardConfig{Concurrency: 4, Leases: pool}), Guard(eng, GuardConfig{Concurrency: 4, Leases: pool})}
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range 32 {
+			wg.Go(func() {
+				if _, err := workers[i%2].Recognize(context.Background(), piece(fmt.Sprint("acct-", i%4), fmt.Sprint("job-", i), 60)); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		took := time.Since(start)
+		if eng.peak != 4 {
+			t.Fatalf("peak %d requests at the engine, want its 4 slots", eng.peak)
+		}
+		// 32 requests of 3 s on 4 slots: 24 s, plus a lease retry now and then.
+		if took > 24*time.Second+8*leaseRetry {
+			t.Fatalf("took %v: slots stood idle", took)
+		}
+		if pool.free != 4 {
+			t.Fatalf("%d leases free after the work, want 4", pool.free)
+		}
+	})
+}

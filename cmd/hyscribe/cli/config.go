@@ -43,6 +43,8 @@ type Config struct {
 	ASRPieceSeconds     float64       // HYSCRIBE_ASR_PIECE_SECONDS: length a long recording's pieces aim at (0: as long as the engine takes)
 	ASRWholeSeconds     float64       // HYSCRIBE_ASR_WHOLE_SECONDS: recordings up to this long go whole
 	TranscribeJobs      int           // HYSCRIBE_TRANSCRIBE_JOBS: jobs of one partition recognised at once
+	ASRSharedSlots      bool          // HYSCRIBE_ASR_SHARED_SLOTS: on Postgres, HYSCRIBE_ASR_CONCURRENCY bounds every worker together
+	ASRSlotLease        time.Duration // HYSCRIBE_ASR_SLOT_LEASE: how long a killed worker's engine slots stay taken
 	ASRBreakerFailures  int           // HYSCRIBE_ASR_BREAKER_FAILURES: consecutive failures that open the circuit
 	ASRBreakerOpenFor   time.Duration // HYSCRIBE_ASR_BREAKER_OPEN_FOR: wait before a trial request
 	LLMURL              string        // HYSCRIBE_LLM_URL
@@ -111,6 +113,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ASRPieceSeconds:     p.float("HYSCRIBE_ASR_PIECE_SECONDS", 30),
 		ASRWholeSeconds:     p.float("HYSCRIBE_ASR_WHOLE_SECONDS", 90),
 		TranscribeJobs:      p.int("HYSCRIBE_TRANSCRIBE_JOBS", 16),
+		ASRSharedSlots:      p.bool("HYSCRIBE_ASR_SHARED_SLOTS", true),
+		ASRSlotLease:        p.dur("HYSCRIBE_ASR_SLOT_LEASE", 30*time.Second),
 		ASRBreakerFailures:  p.int("HYSCRIBE_ASR_BREAKER_FAILURES", 5),
 		ASRBreakerOpenFor:   p.dur("HYSCRIBE_ASR_BREAKER_OPEN_FOR", 30*time.Second),
 		LLMURL:              strings.TrimRight(p.str("HYSCRIBE_LLM_URL", ""), "/"),
@@ -159,8 +163,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.ASRMaxChunk < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_ASR_MAX_CHUNK_SECONDS and HYSCRIBE_ASR_MAX_CHUNK_BYTES must not be negative (0: no limit); HYSCRIBE_ASR_CONCURRENCY, HYSCRIBE_ASR_BREAKER_FAILURES and HYSCRIBE_ASR_BREAKER_OPEN_FOR must be positive")
 	}
-	if c.ASRPieceSeconds < 0 || c.ASRWholeSeconds < 0 || c.TranscribeJobs <= 0 {
-		return Config{}, fmt.Errorf("HYSCRIBE_ASR_PIECE_SECONDS and HYSCRIBE_ASR_WHOLE_SECONDS must not be negative; HYSCRIBE_TRANSCRIBE_JOBS must be positive")
+	if c.ASRPieceSeconds < 0 || c.ASRWholeSeconds < 0 || c.TranscribeJobs <= 0 || c.ASRSlotLease < 3*time.Millisecond {
+		return Config{}, fmt.Errorf("HYSCRIBE_ASR_PIECE_SECONDS and HYSCRIBE_ASR_WHOLE_SECONDS must not be negative; HYSCRIBE_TRANSCRIBE_JOBS and HYSCRIBE_ASR_SLOT_LEASE must be positive")
 	}
 	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")

@@ -164,7 +164,11 @@ func (s *Service) processStage(env stageEnv) (*stageRun, error) {
 
 func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	cfg := s.cfg
-	rec, err := recognizer(cfg, env.log, env.reg)
+	leases, err := s.engineSlots(env)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := recognizer(cfg, env.log, env.reg, leases)
 	if err != nil {
 		return nil, err
 	}
