@@ -1,6 +1,7 @@
 package asr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +28,11 @@ type GuardConfig struct {
 	Concurrency int    // requests in flight at once: the engine's slots
 	// Leases, when set, bound the requests in flight across every process
 	// sending to the engine (Concurrency then bounds this process's share).
-	Leases         SlotLeases
+	Leases SlotLeases
+	// ReserveFor is how long the last free slot may be held back for an
+	// account seen that recently (Scheduler); 0 is DefaultReserveFor, < 0
+	// holds none back.
+	ReserveFor     time.Duration
 	FailuresToOpen int           // consecutive failed recognitions that open the circuit
 	OpenFor        time.Duration // how long the circuit stays open before one trial request
 	// Observe is told every request's latency and error (nil on success);
@@ -68,7 +73,7 @@ func Guard(next ports.SpeechRecognizer, cfg GuardConfig) *Guarded {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Guarded{next: next, sched: NewScheduler(cfg.Concurrency, cfg.Leases), cfg: cfg}
+	g := &Guarded{next: next, sched: NewScheduler(cfg.Concurrency, cfg.Leases, cmp.Or(cfg.ReserveFor, DefaultReserveFor)), cfg: cfg}
 	g.lastErr.Store("")
 	g.cb = gobreaker.NewCircuitBreaker[domain.Recognition](gobreaker.Settings{
 		Name:        cfg.Name,

@@ -17,21 +17,35 @@ import (
 // its part, and the pieces of one recording go longest first (its last
 // piece to finish is a short one).
 //
+// One slot may be held back for a moment: the last free slot does not go
+// to an account already at its fair share (slots over the accounts active
+// now or within ReserveFor) while another recently active account holds
+// less than its share and waits for nothing, until ReserveFor has passed
+// since that account was last seen. Non-preemptive slots otherwise make a
+// call that arrives while one account's pieces fill the engine wait for
+// the first of them to end (up to a piece's time: half its own, for a
+// one-minute call behind 30 s pieces); held back, the slot is there when
+// the call comes. An account alone, or several with work waiting, use
+// every slot.
+//
 // The slots are the engine's: Slots bounds the requests in flight from this
 // process, and Leases, when set, bounds them across every process that
 // sends to the engine (a lease is taken before a slot is granted, so the
 // choice of who goes next is made when the engine can take the request).
 type Scheduler struct {
-	slots  int
-	leases SlotLeases
-	now    func() time.Time
+	slots      int
+	leases     SlotLeases
+	now        func() time.Time
+	reserveFor time.Duration
 
 	mu       sync.Mutex
 	inFlight int
 	waiting  int
 	seq      uint64 // grants and arrivals, in order
 	accounts map[domain.AccountID]*accountQueue
-	leasing  bool // a goroutine is taking a lease for the next grant
+	leasing  bool                           // a goroutine is taking a lease for the next grant
+	seen     map[domain.AccountID]time.Time // when each account last asked or gave back
+	wakeAt   time.Time                      // a dispatch is due then (a held-back slot's end)
 
 	// Busy accounting (see Stats).
 	last          time.Time
@@ -75,9 +89,16 @@ type waiter struct {
 	release func()        // the lease, when Leases is set
 }
 
-// NewScheduler schedules slots requests at once; leases may be nil.
-func NewScheduler(slots int, leases SlotLeases) *Scheduler {
-	return &Scheduler{slots: max(slots, 1), leases: leases, now: time.Now, accounts: map[domain.AccountID]*accountQueue{}}
+// DefaultReserveFor is how long a slot is held back for an account seen
+// recently (see Scheduler): longer than the gap between one account's
+// calls that arrive every few seconds.
+const DefaultReserveFor = 3 * time.Second
+
+// NewScheduler schedules slots requests at once; leases may be nil;
+// reserveFor ≤ 0 holds no slot back.
+func NewScheduler(slots int, leases SlotLeases, reserveFor time.Duration) *Scheduler {
+	return &Scheduler{slots: max(slots, 1), leases: leases, now: time.Now, reserveFor: reserveFor,
+		accounts: map[domain.AccountID]*accountQueue{}, seen: map[domain.AccountID]time.Time{}}
 }
 
 // Acquire waits for a slot for one request of job of account whose audio
@@ -86,6 +107,7 @@ func NewScheduler(slots int, leases SlotLeases) *Scheduler {
 func (s *Scheduler) Acquire(ctx context.Context, account domain.AccountID, job domain.DocID, seconds float64) (func(), error) {
 	s.mu.Lock()
 	s.tick()
+	s.seen[account] = s.now()
 	s.seq++
 	w := &waiter{seconds: seconds, seq: s.seq, ready: make(chan struct{})}
 	a := s.accounts[account]
@@ -137,6 +159,7 @@ func (s *Scheduler) release(account domain.AccountID, job domain.DocID, w *waite
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tick()
+	s.seen[account] = s.now()
 	s.inFlight--
 	a := s.accounts[account]
 	a.inFlight--
@@ -159,6 +182,9 @@ func (s *Scheduler) forget(account domain.AccountID, job domain.DocID) {
 // dispatch grants free slots to waiting requests. Called with s.mu held.
 func (s *Scheduler) dispatch() {
 	for s.waiting > 0 && s.inFlight < s.slots {
+		if s.holdBack() {
+			return
+		}
 		if s.leases == nil {
 			s.grant(nil)
 			continue
@@ -189,7 +215,7 @@ func (s *Scheduler) lease() {
 			continue
 		}
 		s.mu.Lock()
-		if s.waiting == 0 || s.inFlight >= s.slots {
+		if s.waiting == 0 || s.inFlight >= s.slots || s.holdBack() {
 			s.leasing = false
 			s.mu.Unlock()
 			release()
@@ -200,15 +226,72 @@ func (s *Scheduler) lease() {
 	}
 }
 
+// nextAccount is the account whose request goes next. Called with s.mu
+// held and a request waiting.
+func (s *Scheduler) nextAccount() (domain.AccountID, *accountQueue) {
+	var id domain.AccountID
+	var a *accountQueue
+	for k, x := range s.accounts {
+		if x.waiting > 0 && (a == nil || x.inFlight < a.inFlight || x.inFlight == a.inFlight && x.lastGrant < a.lastGrant) {
+			id, a = k, x
+		}
+	}
+	return id, a
+}
+
+// holdBack reports whether the last free slot is kept for a recently
+// active account (see Scheduler), and arranges a dispatch for when it is
+// no longer. Called with s.mu held and a request waiting.
+func (s *Scheduler) holdBack() bool {
+	if s.reserveFor <= 0 || s.slots-s.inFlight != 1 || s.slots < 2 {
+		return false
+	}
+	now := s.now()
+	active := 0
+	for k, at := range s.seen {
+		if s.accounts[k] == nil && now.Sub(at) >= s.reserveFor {
+			delete(s.seen, k) // idle for long: no longer active
+			continue
+		}
+		active++
+	}
+	if active < 2 {
+		return false
+	}
+	share := float64(s.slots) / float64(active)
+	next, a := s.nextAccount()
+	if float64(a.inFlight+1) <= share {
+		return false
+	}
+	var until time.Time
+	for k, at := range s.seen {
+		b := s.accounts[k]
+		if k == next || b != nil && (b.waiting > 0 || float64(b.inFlight) >= share) {
+			continue
+		}
+		if end := at.Add(s.reserveFor); end.After(now) && end.After(until) {
+			until = end
+		}
+	}
+	if until.IsZero() {
+		return false
+	}
+	if s.wakeAt.Before(now) || until.Before(s.wakeAt) {
+		s.wakeAt = until
+		time.AfterFunc(until.Sub(now), func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.tick()
+			s.dispatch()
+		})
+	}
+	return true
+}
+
 // grant gives a slot to the next request in fair order. Called with s.mu
 // held and a request waiting.
 func (s *Scheduler) grant(release func()) {
-	var a *accountQueue
-	for _, x := range s.accounts {
-		if x.waiting > 0 && (a == nil || x.inFlight < a.inFlight || x.inFlight == a.inFlight && x.lastGrant < a.lastGrant) {
-			a = x
-		}
-	}
+	_, a := s.nextAccount()
 	var j *jobQueue
 	for _, x := range a.jobs {
 		if len(x.waiters) == 0 {

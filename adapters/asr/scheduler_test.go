@@ -125,16 +125,54 @@ func TestSchedulerIsFairToAnotherAccountsShortCalls(t *testing.T) {
 		long.Wait()
 		slices.Sort(took)
 		idle := time.Duration(60 * rtf * float64(time.Second))
-		p95 := took[len(took)*95/100]
-		t.Logf("short calls: p95 %v, max %v; idle %v", p95, took[len(took)-1], idle)
+		p95 := took[(len(took)*95+99)/100-1] // nearest rank
+		t.Logf("short calls: p95 %v, max %v; idle %v; all %v", p95, took[len(took)-1], idle, took)
 		if p95 > idle*3/2 {
 			t.Fatalf("p95 %v is over 1.5× the idle engine's %v", p95, idle)
 		}
 		if eng.peak != 4 {
 			t.Fatalf("peak %d requests at the engine, want its 4 slots", eng.peak)
 		}
-		if st := g.Stats(); st.BusyWhileWaiting/(4*st.Waited) < 0.999 {
-			t.Fatalf("a slot stood idle while work waited: %+v", st)
+		// The slot held back for the calls stands idle a little while the
+		// recordings' pieces wait.
+		if st := g.Stats(); st.BusyWhileWaiting/(4*st.Waited) < 0.9 {
+			t.Fatalf("slots stood idle while work waited: %+v", st)
+		}
+		// Only the first call, which came when no slot was held for its
+		// account, waited for one (at most a piece's 1.5 s).
+		if took[len(took)-2] > idle+100*time.Millisecond || took[len(took)-1] > idle+1500*time.Millisecond {
+			t.Fatalf("calls waited for a slot: %v", took)
+		}
+	})
+}
+
+// Issue 28, figure 2: 40 two-minute recordings from 4 accounts (each cut
+// in 4 pieces of 30 s, sent by 4 goroutines a job, as the transcribe stage
+// does) keep the engine's slots busy: no slot is held back while every
+// account has work waiting, and the makespan is the ideal's.
+func TestSchedulerKeepsTheEngineBusyUnderABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &gpuEngine{rtf: 0.05}
+		g := Guard(eng, GuardConfig{Concurrency: 4})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 40 {
+			wg.Go(func() {
+				var pieces []ports.AudioFile
+				for range 4 {
+					pieces = append(pieces, piece(fmt.Sprint("acct-", i%4), fmt.Sprint("job-", i), 30))
+				}
+				recognizeAll(t, g, pieces)
+			})
+		}
+		wg.Wait()
+		took := time.Since(start)
+		ideal := time.Duration(40 * 120 * 0.05 / 4 * float64(time.Second))
+		st := g.Stats()
+		busy := st.BusyWhileWaiting / (4 * st.Waited)
+		t.Logf("makespan %v (ideal %v), busy while work waited %.3f", took, ideal, busy)
+		if busy < 0.99 || took > ideal*101/100 {
+			t.Fatalf("makespan %v against the ideal %v, busy %.3f", took, ideal, busy)
 		}
 	})
 }
@@ -191,7 +229,7 @@ func TestSchedulerSendsAJobsLongestPiecesFirst(t *testing.T) {
 // and the figures stay right.
 func TestSchedulerCancelledWhileWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewScheduler(1, nil)
+		s := NewScheduler(1, nil, 0)
 		rel, err := s.Acquire(context.Background(), "a", "j1", 10)
 		if err != nil {
 			t.Fatal(err)
@@ -260,5 +298,34 @@ func TestSchedulersShareTheEnginesSlotsThroughLeases(t *testing.T) {
 		if pool.free != 4 {
 			t.Fatalf("%d leases free after the work, want 4", pool.free)
 		}
+	})
+}
+
+// A slot held back for an account that was active ends ReserveFor after
+// it was last seen: then its neighbour gets every slot again.
+func TestSchedulerHoldsASlotBackOnlyForAWhile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &gpuEngine{rtf: 0.05}
+		g := Guard(eng, GuardConfig{Concurrency: 2, ReserveFor: 3 * time.Second})
+		if _, err := g.Recognize(context.Background(), piece("small", "call", 20)); err != nil { // 1 s, seen at 0 and 1 s
+			t.Fatal(err)
+		}
+		var big []ports.AudioFile
+		for range 8 {
+			big = append(big, piece("big", "hour", 20))
+		}
+		done := make(chan struct{})
+		go func() { recognizeAll(t, g, big); close(done) }()
+		time.Sleep(time.Second + time.Millisecond) // t = 2 s: held back for small until 4 s
+		synctest.Wait()
+		if eng.cur != 1 {
+			t.Fatalf("%d requests at the engine while a slot is held back, want 1", eng.cur)
+		}
+		time.Sleep(2 * time.Second) // t = 4 s
+		synctest.Wait()
+		if eng.cur != 2 {
+			t.Fatalf("%d requests at the engine after the hold, want 2", eng.cur)
+		}
+		<-done
 	})
 }
