@@ -39,6 +39,9 @@ func (e *gpuEngine) Recognize(ctx context.Context, a ports.AudioFile) (domain.Re
 	}
 }
 
+// inFlight is how many requests the engine works on now.
+func (e *gpuEngine) inFlight() int { e.mu.Lock(); defer e.mu.Unlock(); return e.cur }
+
 func piece(account, job string, seconds float64) ports.AudioFile {
 	return ports.AudioFile{Account: domain.AccountID(account), Job: domain.DocID(job), Seconds: seconds}
 }
@@ -318,13 +321,13 @@ func TestSchedulerHoldsASlotBackOnlyForAWhile(t *testing.T) {
 		go func() { recognizeAll(t, g, big); close(done) }()
 		time.Sleep(time.Second + time.Millisecond) // t = 2 s: held back for small until 4 s
 		synctest.Wait()
-		if eng.cur != 1 {
-			t.Fatalf("%d requests at the engine while a slot is held back, want 1", eng.cur)
+		if n := eng.inFlight(); n != 1 {
+			t.Fatalf("%d requests at the engine while a slot is held back, want 1", n)
 		}
 		time.Sleep(2 * time.Second) // t = 4 s
 		synctest.Wait()
-		if eng.cur != 2 {
-			t.Fatalf("%d requests at the engine after the hold, want 2", eng.cur)
+		if n := eng.inFlight(); n != 2 {
+			t.Fatalf("%d requests at the engine after the hold, want 2", n)
 		}
 		<-done
 	})
