@@ -275,7 +275,7 @@ func (b *bench) wait(ids []string, within time.Duration) (map[string]time.Time, 
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%d of %d jobs transcribed after %s", len(done), len(ids), within)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the times are the store's, not the poll's
 	}
 	return done, nil
 }
