@@ -159,7 +159,15 @@ func (s *Scheduler) release(account domain.AccountID, job domain.DocID, w *waite
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tick()
-	s.seen[account] = s.now()
+	now := s.now()
+	s.seen[account] = now
+	if len(s.seen) > 256 { // accounts gone quiet: forgotten now and then
+		for k, at := range s.seen {
+			if s.accounts[k] == nil && now.Sub(at) >= s.reserveFor {
+				delete(s.seen, k)
+			}
+		}
+	}
 	s.inFlight--
 	a := s.accounts[account]
 	a.inFlight--
