@@ -142,6 +142,8 @@ func run(o options) error {
 	r.Long = done[id].Sub(up).Seconds()
 	r.LongBound = audioSeconds(hour) * o.rtf / float64(o.capacity)
 	r.LongPieces, r.LongSlotsUsed = eng.stats()
+	fmt.Fprintf(os.Stderr, "bench engine: the hour took %.1f s, %.2f× the engine-bound %.1f s (%d requests, at most %d at once)\n",
+		r.Long, r.Long/r.LongBound, r.LongBound, r.LongPieces, r.LongSlotsUsed)
 
 	// 3b. The calls while the hour is recognised.
 	fmt.Fprintf(os.Stderr, "bench engine: %d one-minute calls while a 60-minute recording is recognised\n", o.calls)
@@ -160,6 +162,7 @@ func run(o options) error {
 		return err
 	}
 	r.IdleP95, r.LoadedP95 = p95(r.CallsIdle), p95(r.CallsLoaded)
+	fmt.Fprintf(os.Stderr, "bench engine: calls p95 %.2f s beside the hour, %.2f s idle: %.2f×\n", r.LoadedP95, r.IdleP95, r.LoadedP95/r.IdleP95)
 
 	// 2. The burst from 4 accounts.
 	fmt.Fprintf(os.Stderr, "bench engine: %d two-minute recordings from 4 accounts at once\n", o.burst)
@@ -169,9 +172,12 @@ func run(o options) error {
 	var first time.Time
 	var wg sync.WaitGroup
 	errs := make(chan error, o.burst)
+	uploads := make(chan struct{}, 8) // the upload host takes 16 at once from one address
 	for i := range o.burst {
 		wg.Go(func() {
+			uploads <- struct{}{}
 			id, up, err := b.submit(keys[i%4], twoMinutes)
+			<-uploads
 			if err != nil {
 				errs <- err
 				return
