@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,6 +104,15 @@ func run(o options) error {
 		return err
 	}
 	defer svc.stop()
+	// Stopped early, the bench leaves no service behind.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		svc.stop()
+		os.RemoveAll(work)
+		os.Exit(1)
+	}()
 
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(work, "data", "hyscribe.db"))
