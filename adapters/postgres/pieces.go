@@ -25,15 +25,11 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 
 // RecognizedPieces implements ports.RecognizedPieces.
 func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := queryAll(ctx, s.pool, scanPiece, piecesSQL.List, string(id))
+	rows, err := queryAll(ctx, s.pool, sqlstore.ScanPiece, piecesSQL.List, string(id))
 	if err != nil {
 		return nil, fmt.Errorf("postgres.RecognizedPieces: %w", err)
 	}
-	out := make(map[string]domain.Recognition, len(rows))
-	for _, p := range rows {
-		out[p.key] = p.rec
-	}
-	return out, nil
+	return sqlstore.PieceMap(rows), nil
 }
 
 // DropPieces implements ports.RecognizedPieces.
@@ -42,14 +38,4 @@ func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
 		return fmt.Errorf("postgres.DropPieces: %w", translate(err))
 	}
 	return nil
-}
-
-type pieceRow struct {
-	key string
-	rec domain.Recognition
-}
-
-func scanPiece(row sqlstore.Scanner) (pieceRow, error) {
-	k, r, err := sqlstore.ScanPiece(row)
-	return pieceRow{k, r}, err
 }

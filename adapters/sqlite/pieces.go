@@ -30,15 +30,11 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 
 // RecognizedPieces implements ports.RecognizedPieces.
 func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := queryAll(ctx, s.db, scanPiece, piecesSQL.List, string(id))
+	rows, err := queryAll(ctx, s.db, sqlstore.ScanPiece, piecesSQL.List, string(id))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.RecognizedPieces: %w", err)
 	}
-	out := make(map[string]domain.Recognition, len(rows))
-	for _, p := range rows {
-		out[p.key] = p.rec
-	}
-	return out, nil
+	return sqlstore.PieceMap(rows), nil
 }
 
 // DropPieces implements ports.RecognizedPieces.
@@ -51,14 +47,4 @@ func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
 		return fmt.Errorf("sqlite.DropPieces: %w", err)
 	}
 	return nil
-}
-
-type pieceRow struct {
-	key string
-	rec domain.Recognition
-}
-
-func scanPiece(row sqlstore.Scanner) (pieceRow, error) {
-	k, r, err := sqlstore.ScanPiece(row)
-	return pieceRow{k, r}, err
 }

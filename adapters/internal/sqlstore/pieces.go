@@ -40,15 +40,30 @@ func EncodeRecognition(r domain.Recognition) (string, error) {
 	return string(b), nil
 }
 
+// Piece is one row of PiecesSQL.List.
+type Piece struct {
+	Key string
+	Rec domain.Recognition
+}
+
 // ScanPiece reads one row of PiecesSQL.List.
-func ScanPiece(row Scanner) (string, domain.Recognition, error) {
+func ScanPiece(row Scanner) (Piece, error) {
 	var key, text string
 	if err := row.Scan(&key, &text); err != nil {
-		return "", domain.Recognition{}, err
+		return Piece{}, err
 	}
 	var r domain.Recognition
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
-		return "", domain.Recognition{}, fmt.Errorf("piece %s: %w", key, err)
+		return Piece{}, fmt.Errorf("piece %s: %w", key, err)
 	}
-	return key, r, nil
+	return Piece{key, r}, nil
+}
+
+// PieceMap is the rows by key, as ports.RecognizedPieces returns them.
+func PieceMap(rows []Piece) map[string]domain.Recognition {
+	out := make(map[string]domain.Recognition, len(rows))
+	for _, p := range rows {
+		out[p.Key] = p.Rec
+	}
+	return out
 }
