@@ -276,9 +276,9 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 // concurrently, uc.parallel at once (never fewer than the files, which
 // always went at once), longest first, and each file's are stitched back
 // with absolute times. Every request says whose it is (account, job, audio
-// length), so that the engine's scheduler shares it fairly. A file the chunker finds silent throughout is recognised
-// as nothing without a request; that is domain.ErrNoSpeech only when every
-// file is.
+// length), so that the engine's scheduler shares it fairly. A file the
+// chunker finds silent throughout is recognised as nothing without a
+// request; that is domain.ErrNoSpeech only when every file is.
 func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
 	type piece struct {
 		file  int
