@@ -108,6 +108,8 @@ type ConsumerConfig struct {
 // Consumer runs one consumer group: each assigned partition gets a
 // goroutine that handles its records in order, so partitions proceed
 // concurrently while a docId's events (one partition) stay in sequence.
+// With ConsumerConfig.Concurrency above 1 a partition's records of
+// different keys run side by side (concurrent.go), a key's still in order.
 //
 // A record's offset is marked for commit only once the handler returned nil
 // or the record was dead-lettered; marked offsets are committed every few
