@@ -112,10 +112,12 @@ eval-deps:
 
 ## bench: Go benchmarks of the hot paths (Postgres ones, the ClickHouse sink in rows/s), then the
 ## API and pipeline under load (bench/run.sh: wrk, real processes); prints figures and
-## rewrites its section of docs/performance.md
+## rewrites its section of docs/performance.md; then time to transcript against a stand-in GPU
+## engine (bench/engine.sh: CAPACITY, RTF; issue 28's three figures)
 bench: deps
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 	bash bench/run.sh
+	bash bench/engine.sh
 
 ## lint: vet, staticcheck, gofmt and the dependency rule (domain and ports import no adapter or framework)
 # staticcheck is installed from the Go module proxy into a cache outside the tree when missing.

@@ -326,3 +326,79 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 	}()
 	return func() { close(done); wg.Wait() }
 }
+
+// The stitching stays exact at the sizes the service now cuts (issue 28):
+// an hour cut into pieces of about 30 s, in a multiple of the engine's 4
+// slots, through the real chunker and speech client. Every word of the
+// recording comes back once at its absolute time, and the pieces reached
+// the engine longest first.
+func TestHourRecordingInPiecesSizedForTheEnginesSlots(t *testing.T) {
+	seconds := 3600.0
+	if raceDetector || testing.Short() {
+		seconds = 600
+	}
+	long := mp3test.NewLongSpeech(t, seconds)
+	var requests, peakConcurrent atomic.Int32
+	srv := limitedEngine(t, 25_000_000, &requests, &peakConcurrent)
+	client, err := asr.New(asr.Config{BaseURL: srv.URL + "/v1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent []float64
+	var mu sync.Mutex
+	engine := recorded{asr.Guard(client, asr.GuardConfig{Concurrency: 4}), func(a ports.AudioFile) {
+		mu.Lock()
+		sent = append(sent, a.Seconds)
+		mu.Unlock()
+	}}
+
+	want := newWordFinder("բառ")
+	r, _ := long.Open()
+	io.Copy(want, r)
+	wantWords := want.finish()
+
+	limits := ports.ChunkLimits{MaxBytes: 24 << 20, MaxSeconds: 600, PieceSeconds: 30, WholeSeconds: 90, Slots: 4}
+	w := newWorld(t)
+	w.tr = app.NewTranscribeAudio(w.store, longBlobs{long}, mp3.Splitter{}, engine, w.clock, t.TempDir(), nil,
+		app.WithChunking(mp3.Chunker{}, limits, 1)) // one at a time: the order is the plan's
+	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{w.tr.Handle}
+	p := w.account(domain.PlanBusiness, 3*3600)
+	res := w.newJob(p, `{"type":"single_voice"}`)
+	w.put(res.DocID, fmt.Sprintf("MP3 %.3f 1", long.Seconds()))
+	w.drain()
+	j := w.job(res.DocID)
+	if j.Status != domain.StatusTranscribed {
+		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+	n := domain.PieceCount(long.Seconds(), domain.PieceSizing{MaxSeconds: 600, Seconds: 30, WholeSeconds: 90, Slots: 4})
+	if int(requests.Load()) != n || n%4 != 0 || n < int(seconds/30)-4 {
+		t.Fatalf("%d requests, want the plan's %d pieces (a multiple of 4 slots)", requests.Load(), n)
+	}
+	for i := 1; i < len(sent); i++ {
+		if sent[i] > sent[i-1] {
+			t.Fatalf("piece %d (%.2f s) sent after a shorter one (%.2f s): not longest first", i, sent[i], sent[i-1])
+		}
+	}
+	if sent[0] > 30*1.4 || sent[len(sent)-1] < 30*0.6 {
+		t.Fatalf("pieces of %.1f–%.1f s, not about 30 s", sent[len(sent)-1], sent[0])
+	}
+	if len(j.Segments) != len(wantWords) {
+		t.Fatalf("%d words after stitching %d pieces, the recording has %d", len(j.Segments), n, len(wantWords))
+	}
+	for i, s := range j.Segments {
+		if math.Abs(s.Start-wantWords[i].Start) > 1e-6 || math.Abs(s.End-wantWords[i].End) > 1e-6 {
+			t.Fatalf("word %d at %.3f–%.3f, want %.3f–%.3f", i, s.Start, s.End, wantWords[i].Start, wantWords[i].End)
+		}
+	}
+}
+
+// recorded tells saw of every request before passing it on.
+type recorded struct {
+	next ports.SpeechRecognizer
+	saw  func(ports.AudioFile)
+}
+
+func (r recorded) Recognize(ctx context.Context, a ports.AudioFile) (domain.Recognition, error) {
+	r.saw(a)
+	return r.next.Recognize(ctx, a)
+}

@@ -91,7 +91,8 @@ type TranscribeAudio struct {
 	chunker    ports.AudioChunker     // nil: every recording goes to the engine whole
 	inspector  ports.ChannelInspector // nil: every stereo call is one speaker per channel
 	limits     ports.ChunkLimits
-	parallel   int // pieces of one recording recognised at once
+	parallel   int                    // pieces of one recording recognised at once
+	pieces     ports.RecognizedPieces // nil: a recording recognised again is sent again whole
 	log        *slog.Logger
 }
 
@@ -118,6 +119,15 @@ func WithChannelInspector(c ports.ChannelInspector) TranscribeOption {
 func WithChunking(c ports.AudioChunker, limits ports.ChunkLimits, parallel int) TranscribeOption {
 	need("chunker", c)
 	return func(uc *TranscribeAudio) { uc.chunker, uc.limits, uc.parallel = c, limits, max(parallel, 1) }
+}
+
+// WithRecognizedPieces keeps each piece's recognition in p as it comes
+// back, so that a job recognised again (its worker killed mid-recognition,
+// or one piece failed and the stage retries) re-sends only the pieces that
+// had not come back.
+func WithRecognizedPieces(p ports.RecognizedPieces) TranscribeOption {
+	need("pieces", p)
+	return func(uc *TranscribeAudio) { uc.pieces = p }
 }
 
 // NewTranscribeAudio builds the stage; tempDir holds decoded channels and
@@ -173,12 +183,20 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return err
 	}
 	now := uc.clock.Now()
-	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+	terr := transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err != nil {
 			return failUnlessMovedOn(j.Recognizing(), err)
 		}
 		return j.RecognizeNoted(now, text, segs, note)
 	})
+	if terr == nil && uc.pieces != nil {
+		// Recognised or failed: its pieces are of no more use. Left behind,
+		// they go with the job when it is deleted.
+		if derr := uc.pieces.DropPieces(ctx, j.ID); derr != nil {
+			uc.log.Warn("transcribe: forget the job's recognized pieces", "docId", j.ID, "err", derr)
+		}
+	}
+	return terr
 }
 
 // errRecognizing tells TranscribeAudio.Handle that the job is converting
@@ -269,22 +287,37 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 }
 
 // recognizeFiles sends a job's audio files (the recording, or a stereo
-// call's two channels) to the engine, each whole when it is within the
-// engine's limits, else as pieces cut at silences; all the pieces are
-// recognised concurrently (uc.parallel at once, and never fewer than the
-// files, which always went at once) and each file's are stitched back with
-// absolute times. A file the chunker finds silent throughout is recognised
-// as nothing without a request; that is domain.ErrNoSpeech only when every
-// file is.
+// call's two channels) to the engine, each whole when it is short or
+// within the engine's limits, else as pieces cut at silences (sized for the
+// engine's slots, see domain.PlanPieces); the pieces are recognised
+// concurrently, uc.parallel at once (never fewer than the files, which
+// always went at once), longest first, and each file's are stitched back
+// with absolute times. Every request says whose it is (account, job, audio
+// length), so that the engine's scheduler shares it fairly. A file the
+// chunker finds silent throughout is recognised as nothing without a
+// request; that is domain.ErrNoSpeech only when every file is.
 func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
 	type piece struct {
 		file  int
 		audio ports.AudioFile
 		chunk *ports.Chunk // nil: the file whole
 	}
+	// key names a piece within the job, the same for the same recording
+	// cut the same way (ports.RecognizedPieces).
+	key := func(p piece) string {
+		if p.chunk == nil {
+			return files[p.file].Name + "@whole"
+		}
+		return fmt.Sprintf("%s@%.3f-%.3f", files[p.file].Name, p.chunk.From, p.chunk.End)
+	}
 	var pieces []piece
 	silent := 0
+	seconds := 0.0
+	if j.Audio != nil {
+		seconds = j.Audio.Duration
+	}
 	for i, f := range files {
+		f.Account, f.Job, f.Seconds = j.AccountID, j.ID, seconds
 		if uc.chunker == nil {
 			pieces = append(pieces, piece{file: i, audio: f})
 			continue
@@ -315,7 +348,8 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 		base, ext := strings.TrimSuffix(f.Name, path.Ext(f.Name)), path.Ext(f.Name)
 		for k, c := range chunks {
 			open := func() (io.ReadCloser, error) { return os.Open(c.Path) }
-			pieces = append(pieces, piece{file: i, chunk: &c, audio: ports.AudioFile{Name: fmt.Sprintf("%s-part-%03d%s", base, k+1, ext), Open: open}})
+			pieces = append(pieces, piece{file: i, chunk: &c, audio: ports.AudioFile{Name: fmt.Sprintf("%s-part-%03d%s", base, k+1, ext), Open: open,
+				Account: j.AccountID, Job: j.ID, Seconds: c.End - c.From}})
 		}
 	}
 
@@ -323,23 +357,49 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 	defer cancel()
 	recs := make([]domain.Recognition, len(pieces))
 	errs := make([]error, len(pieces))
-	sem := make(chan struct{}, max(uc.parallel, len(files)))
-	var wg sync.WaitGroup
+	var kept map[string]domain.Recognition
+	if uc.pieces != nil {
+		var err error
+		if kept, err = uc.pieces.RecognizedPieces(ctx, j.ID); err != nil {
+			uc.log.Warn("transcribe: read the job's recognized pieces; sending them all", "docId", j.ID, "err", err)
+		}
+	}
+	var todo []int
+	var lengths []float64
 	for i, p := range pieces {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
+		if rec, ok := kept[key(p)]; ok {
+			recs[i] = rec // it came back before: not sent again
+			continue
+		}
+		todo = append(todo, i)
+		lengths = append(lengths, p.audio.Seconds)
+	}
+	// Longest first: the recording's last piece to come back is a short
+	// one, so its slots stay busy to its end (domain.LongestFirst).
+	next := make(chan int, len(todo))
+	for _, k := range domain.LongestFirst(lengths) {
+		next <- todo[k]
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(max(uc.parallel, len(files)), len(todo)) {
+		wg.Go(func() {
+			for i := range next {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				if recs[i], errs[i] = uc.recognizer.Recognize(ctx, pieces[i].audio); errs[i] != nil {
+					cancel() // one piece lost loses the recording: stop the others
+					continue
+				}
+				if uc.pieces != nil && len(pieces) > 1 {
+					if err := uc.pieces.SavePiece(ctx, j.ID, key(pieces[i]), recs[i], uc.clock.Now()); err != nil {
+						uc.log.Warn("transcribe: keep a recognized piece", "docId", j.ID, "err", err)
+					}
+				}
 			}
-			defer func() { <-sem }()
-			if recs[i], errs[i] = uc.recognizer.Recognize(ctx, p.audio); errs[i] != nil {
-				cancel() // one piece lost loses the recording: stop the others
-			}
-		}()
+		})
 	}
 	wg.Wait()
 	// The first error that is not the cancellation it caused.

@@ -104,6 +104,7 @@ type Stores interface {
 	UserStore
 	SessionStore
 	IdempotencyStore
+	RecognizedPieces
 }
 
 // JobAccountReader reads a job with the account that owns it, in one round
@@ -439,6 +440,12 @@ type AudioFile struct {
 	// known (a Blob, or an *os.File of a regular file) lets the recognizer
 	// send it with a Content-Length, which some engines and proxies require.
 	Open func() (io.ReadCloser, error)
+	// Whose work this is, for an engine shared fairly among accounts and
+	// their jobs; Seconds is the audio's length (0: unknown), so that the
+	// pieces of one recording go longest first. Zero values share one queue.
+	Account domain.AccountID
+	Job     domain.DocID
+	Seconds float64
 }
 
 // SpeechRecognizer turns Armenian speech into text with timestamps.
@@ -507,9 +514,15 @@ type ChannelInspector interface {
 }
 
 // ChunkLimits bound one request to a speech engine; zero means no bound.
+// PieceSeconds, WholeSeconds and Slots size the pieces of a long recording for an engine
+// of Slots requests at once (domain.PieceSizing); zero PieceSeconds cuts
+// only what the bounds require.
 type ChunkLimits struct {
-	MaxBytes   int64
-	MaxSeconds float64
+	MaxBytes     int64
+	MaxSeconds   float64
+	PieceSeconds float64
+	WholeSeconds float64
+	Slots        int
 }
 
 // Chunk is one piece of a recording, as a file of the recording's format.

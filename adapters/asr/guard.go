@@ -1,6 +1,7 @@
 package asr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,8 +24,15 @@ const (
 
 // GuardConfig configures Guard. Zero fields take the defaults above.
 type GuardConfig struct {
-	Name           string        // the engine, for logs: its host
-	Concurrency    int           // requests in flight at once, across every job of the process
+	Name        string // the engine, for logs: its host
+	Concurrency int    // requests in flight at once: the engine's slots
+	// Leases, when set, bound the requests in flight across every process
+	// sending to the engine (Concurrency then bounds this process's share).
+	Leases SlotLeases
+	// ReserveFor is how long the last free slot may be held back for an
+	// account seen that recently (Scheduler); 0 is DefaultReserveFor, < 0
+	// holds none back.
+	ReserveFor     time.Duration
 	FailuresToOpen int           // consecutive failed recognitions that open the circuit
 	OpenFor        time.Duration // how long the circuit stays open before one trial request
 	// Observe is told every request's latency and error (nil on success);
@@ -34,14 +42,15 @@ type GuardConfig struct {
 }
 
 // Guarded is a ports.SpeechRecognizer in front of another, for one engine:
-// a semaphore bounds the requests in flight, and a circuit breaker stops
+// a Scheduler hands out the engine's slots fairly among accounts and jobs
+// (see scheduler.go), and a circuit breaker stops
 // sending work to an engine that keeps failing. While the circuit is open,
 // Recognize fails at once with an error that wraps domain.ErrUnavailable
 // and domain.ErrBackOff, so the pipeline's consumer waits without spending
 // the job's attempts: work backs up in Kafka instead of every job failing.
 type Guarded struct {
 	next     ports.SpeechRecognizer
-	sem      chan struct{}
+	sched    *Scheduler
 	cb       *gobreaker.CircuitBreaker[domain.Recognition]
 	cfg      GuardConfig
 	inFlight atomic.Int64
@@ -64,7 +73,7 @@ func Guard(next ports.SpeechRecognizer, cfg GuardConfig) *Guarded {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Guarded{next: next, sem: make(chan struct{}, cfg.Concurrency), cfg: cfg}
+	g := &Guarded{next: next, sched: NewScheduler(cfg.Concurrency, cfg.Leases, cmp.Or(cfg.ReserveFor, DefaultReserveFor)), cfg: cfg}
 	g.lastErr.Store("")
 	g.cb = gobreaker.NewCircuitBreaker[domain.Recognition](gobreaker.Settings{
 		Name:        cfg.Name,
@@ -92,12 +101,11 @@ func (g *Guarded) Recognize(ctx context.Context, audio ports.AudioFile) (domain.
 	if g.cb.State() == gobreaker.StateOpen {
 		return domain.Recognition{}, g.openError()
 	}
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return domain.Recognition{}, fmt.Errorf("asr: waiting for a free engine slot: %w", ctx.Err())
+	release, err := g.sched.Acquire(ctx, audio.Account, audio.Job, audio.Seconds)
+	if err != nil {
+		return domain.Recognition{}, fmt.Errorf("asr: waiting for a free engine slot: %w", err)
 	}
-	defer func() { <-g.sem }()
+	defer release()
 	g.inFlight.Add(1)
 	defer g.inFlight.Add(-1)
 	start := time.Now()
@@ -130,6 +138,13 @@ func (g *Guarded) State() int {
 
 // InFlight is the number of requests being sent now.
 func (g *Guarded) InFlight() int { return int(g.inFlight.Load()) }
+
+// Stats is the scheduler's: slots, requests in flight and queued, and how
+// busy the engine was kept.
+func (g *Guarded) Stats() SchedulerStats { return g.sched.Stats() }
+
+// BusyRatio is the scheduler's (Scheduler.BusyRatio).
+func (g *Guarded) BusyRatio() float64 { return g.sched.BusyRatio() }
 
 func (g *Guarded) openError() error {
 	return &openCircuitError{last: g.lastErr.Load().(string), failures: g.cfg.FailuresToOpen}

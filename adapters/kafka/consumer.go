@@ -83,6 +83,16 @@ type ConsumerConfig struct {
 	// is dead-lettered anyway and the error logged. Optional.
 	OnGiveUp GiveUpFunc
 
+	// Concurrency is how many records of one partition are handled at
+	// once; default 1, in order. Above 1, records of different keys run
+	// side by side (those of one key still in order, one at a time), so a
+	// record whose handling takes long (an hour of speech at the engine)
+	// does not hold up the partition's other jobs; offsets are still
+	// marked in order, a record's only once it and every record before it
+	// are done, so a crash redelivers whatever was unfinished (and some
+	// finished records after it, which idempotent handlers skip).
+	Concurrency int
+
 	MaxAttempts   int           // handler calls per record; default 5
 	Backoff       time.Duration // wait before the first retry, doubled each retry; default 200ms
 	MaxBackoff    time.Duration // cap of that wait; default 10s
@@ -98,6 +108,8 @@ type ConsumerConfig struct {
 // Consumer runs one consumer group: each assigned partition gets a
 // goroutine that handles its records in order, so partitions proceed
 // concurrently while a docId's events (one partition) stay in sequence.
+// With ConsumerConfig.Concurrency above 1 a partition's records of
+// different keys run side by side (concurrent.go), a key's still in order.
 //
 // A record's offset is marked for commit only once the handler returned nil
 // or the record was dead-lettered; marked offsets are committed every few
@@ -145,6 +157,7 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
+	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = DefaultBackoff
 	}
@@ -367,7 +380,7 @@ type worker struct {
 	quit chan struct{} // closed: stop after the current record
 	done chan struct{} // closed by run on return
 
-	backedOff int // consecutive waits on domain.ErrBackOff (run's goroutine only)
+	backedOff atomic.Int64 // consecutive waits on domain.ErrBackOff
 }
 
 func (w *worker) tp() map[string][]int32 { return map[string][]int32{w.topic: {w.partition}} }
@@ -395,20 +408,9 @@ func (w *worker) next() (*kgo.Record, bool) {
 		if w.stopping() {
 			return nil, false
 		}
-		w.mu.Lock()
-		if len(w.queue) > 0 {
-			r := w.queue[0]
-			w.queue[0] = nil
-			w.queue = w.queue[1:]
-			if w.paused && len(w.queue) <= lowWater {
-				w.paused = false
-				w.cl.ResumeFetchPartitions(w.tp())
-				w.log.Debug("fetching resumed", "queued", len(w.queue))
-			}
-			w.mu.Unlock()
+		if r, ok := w.tryNext(); ok {
 			return r, true
 		}
-		w.mu.Unlock()
 		select {
 		case <-w.quit:
 			return nil, false
@@ -419,6 +421,10 @@ func (w *worker) next() (*kgo.Record, bool) {
 
 func (w *worker) run() {
 	defer close(w.done)
+	if w.c.cfg.Concurrency > 1 {
+		w.runConcurrently(w.c.cfg.Concurrency)
+		return
+	}
 	for {
 		r, ok := w.next()
 		if !ok {
@@ -429,6 +435,7 @@ func (w *worker) run() {
 			// stop here and let the next owner start from r.
 			return
 		}
+		w.cl.MarkCommitRecords(r)
 	}
 }
 
@@ -454,8 +461,8 @@ func (w *worker) sleep(d time.Duration) bool {
 }
 
 // handle runs r through the handler with retries, or dead-letters it. It
-// returns true once r is marked for commit, false if r must be delivered
-// again.
+// returns true once r is done (its caller marks it for commit), false if r
+// must be delivered again.
 func (w *worker) handle(r *kgo.Record) bool {
 	ev, err := w.c.cfg.Decode(r.Topic, r.Value)
 	if err != nil {
@@ -467,8 +474,7 @@ func (w *worker) handle(r *kgo.Record) bool {
 	for attempt := 1; ; attempt++ {
 		err := w.call(ev, attempt)
 		if err == nil {
-			w.backedOff = 0
-			w.cl.MarkCommitRecords(r)
+			w.backedOff.Store(0)
 			return true
 		}
 		if w.stopping() {
@@ -484,15 +490,15 @@ func (w *worker) handle(r *kgo.Record) bool {
 			if f := cfg.Metrics.BackedOff; f != nil {
 				f(r.Topic)
 			}
-			if w.backedOff++; w.backedOff == 1 || w.backedOff%30 == 0 {
-				log.Warn("a shared dependency is down; the partition waits", "waits", w.backedOff, "err", err)
+			if n := w.backedOff.Add(1); n == 1 || n%30 == 0 {
+				log.Warn("a shared dependency is down; the partition waits", "waits", n, "err", err)
 			}
 			if !w.sleep(cfg.MaxBackoff) {
 				return false
 			}
 			continue
 		}
-		w.backedOff = 0
+		w.backedOff.Store(0)
 		if domain.IsPermanent(err) || attempt >= cfg.MaxAttempts {
 			log.Error("giving up on event", "attempts", attempt, "permanent", domain.IsPermanent(err), "err", err)
 			if !w.giveUp(ev, err, log) {
@@ -555,12 +561,11 @@ func (w *worker) giveUp(ev domain.Event, cause error, log *slog.Logger) bool {
 }
 
 // deadLetter writes r to its topic's DLQ, retrying until the broker takes
-// it or the worker stops, then marks r.
+// it or the worker stops; true once it is there.
 func (w *worker) deadLetter(r *kgo.Record, cause error, attempts int) bool {
 	for try := 1; ; try++ {
 		err := w.cl.ProduceSync(w.ctx, dlqRecord(r, cause, attempts)).FirstErr()
 		if err == nil {
-			w.cl.MarkCommitRecords(r)
 			if f := w.c.cfg.Metrics.DeadLettered; f != nil {
 				f(r.Topic)
 			}

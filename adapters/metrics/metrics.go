@@ -219,6 +219,20 @@ func (r *Registry) Gauge(name, help string, fn func() float64) {
 	p.Store(&fn)
 }
 
+// CounterFunc registers a counter whose total fn returns at every scrape (a
+// total kept elsewhere, which never decreases); fn must be safe to call
+// concurrently and quick. Registering the name again replaces fn.
+func (r *Registry) CounterFunc(name, help string, fn func() float64) {
+	if fn == nil {
+		panic("metrics: counter " + name + " needs a function")
+	}
+	p := r.register(name, "counterfunc", nil, nil, func() (prometheus.Collector, any) {
+		p := new(atomic.Pointer[func() float64])
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return (*p.Load())() }), p
+	}).(*atomic.Pointer[func() float64])
+	p.Store(&fn)
+}
+
 // GaugeVec is a gauge family with labels whose values are set.
 type GaugeVec struct{ vec *prometheus.GaugeVec }
 

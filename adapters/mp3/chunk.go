@@ -107,7 +107,7 @@ func planPieces(stats []frameStat, unitSec, total float64, limits ports.ChunkLim
 	silences := quietSpans(stats, unitSec)
 	var plan []domain.Span
 	for range 20 {
-		plan = domain.PlanChunks(total, maxSec, silences)
+		plan = domain.PlanPieces(total, domain.PieceSizing{MaxSeconds: maxSec, Seconds: limits.PieceSeconds, WholeSeconds: limits.WholeSeconds, Slots: limits.Slots}, silences)
 		if fits(plan, stats, unitSec, limits.MaxBytes) {
 			break
 		}

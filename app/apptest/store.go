@@ -50,6 +50,8 @@ type Store struct {
 	// Deleted jobs and retention rules (deletion.go); nil until first used.
 	tombstones map[domain.DocID]domain.Tombstone
 	retention  map[domain.AccountID]int
+	// pieces are the recognitions kept per job and piece (pieces.go).
+	pieces map[domain.DocID]map[string]domain.Recognition
 }
 
 type rateKey struct {

@@ -40,6 +40,7 @@ var deletionTests = []struct {
 		createJob(t, s, j, evs)
 		noErr(t, s.SaveAnalysis(ctxOf(t), sampleAnalysis("an-1", j.ID, acct.ID), nil))
 		must(s.BeginDelivery(ctxOf(t), delivery("dl-1", "doc-del/transcript.ready", j.ID, t0)))
+		noErr(t, s.SavePiece(ctxOf(t), j.ID, "audio.mp3@0.000-30.000", domain.Recognition{Text: "Բարև"}, t0))
 		keep, keepEvs := uploadingJob("doc-keep", acct.ID, t0)
 		createJob(t, s, keep, keepEvs)
 
@@ -56,6 +57,9 @@ var deletionTests = []struct {
 		wantErr(t, err, domain.ErrNotFound, "UpdateJob after delete")
 		_, err = s.AnalysisByDoc(ctxOf(t), j.ID)
 		wantErr(t, err, domain.ErrNotFound, "analysis after delete")
+		if p := must(s.RecognizedPieces(ctxOf(t), j.ID)); len(p) != 0 {
+			t.Fatalf("recognized pieces after delete: %s", dump(p))
+		}
 		if d := must(s.Deliveries(ctxOf(t), j.ID)); len(d) != 0 {
 			t.Fatalf("deliveries after delete: %s", dump(d))
 		}

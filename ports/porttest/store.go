@@ -55,6 +55,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
 		{"QA", qaTests},
+		{"RecognizedPieces", pieceTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

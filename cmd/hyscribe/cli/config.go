@@ -59,7 +59,12 @@ type Config struct {
 	ASRModel            string        `env:"HYSCRIBE_ASR_MODEL" default:"whisper-1" help:"model asked of the speech engine"`
 	ASRMaxChunk         time.Duration `env:"HYSCRIBE_ASR_MAX_CHUNK_SECONDS" default:"600" unit:"s" check:"min=0" help:"longest piece sent in one request, in seconds; 0: no limit"`
 	ASRMaxChunkBytes    int64         `env:"HYSCRIBE_ASR_MAX_CHUNK_BYTES" default:"25165824" check:"min=0" help:"largest piece sent in one request; 0: no limit"`
-	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" default:"4" check:"min=1" help:"requests in flight to the engine, per process"`
+	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" default:"4" check:"min=1" help:"requests in flight to the engine: its slots (on Postgres with HYSCRIBE_ASR_SHARED_SLOTS, for every worker together)"`
+	ASRPieceSeconds     float64       `env:"HYSCRIBE_ASR_PIECE_SECONDS" default:"30" check:"min=0" help:"length a long recording's pieces aim at, in seconds (0: as long as the engine takes)"`
+	ASRWholeSeconds     float64       `env:"HYSCRIBE_ASR_WHOLE_SECONDS" default:"90" check:"min=0" help:"recordings up to this many seconds go to the engine whole"`
+	TranscribeJobs      int           `env:"HYSCRIBE_TRANSCRIBE_JOBS" default:"16" check:"min=1" help:"jobs of one Kafka partition recognised at once"`
+	ASRSharedSlots      bool          `env:"HYSCRIBE_ASR_SHARED_SLOTS" default:"true" help:"on Postgres, HYSCRIBE_ASR_CONCURRENCY bounds every worker together (engine slots leased in the store)"`
+	ASRSlotLease        time.Duration `env:"HYSCRIBE_ASR_SLOT_LEASE" default:"30s" check:"min=3ms" help:"how long a killed worker's engine slots stay taken"`
 	ASRBreakerFailures  int           `env:"HYSCRIBE_ASR_BREAKER_FAILURES" default:"5" check:"min=1" help:"consecutive failures that open the engine's circuit"`
 	ASRBreakerOpenFor   time.Duration `env:"HYSCRIBE_ASR_BREAKER_OPEN_FOR" default:"30s" check:"min=1ms" help:"wait before a trial request to an open circuit"`
 	LLMURL              string        `env:"HYSCRIBE_LLM_URL" check:"url" help:"OpenAI-compatible chat model for summaries; empty: built-in extractive ones"`

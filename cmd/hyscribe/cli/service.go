@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -476,7 +475,7 @@ func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *met
 
 // recognizer is the speech engine behind its guard: a concurrency limit and
 // a circuit breaker, with its latency, failures and circuit in /metrics.
-func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry) (ports.SpeechRecognizer, error) {
+func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry, leases asr.SlotLeases) (ports.SpeechRecognizer, error) {
 	if cfg.ASRURL == "" {
 		log.Warn("NO SPEECH ENGINE CONFIGURED: every job will fail with \"no speech engine configured (set HYSCRIBE_ASR_URL)\"; set HYSCRIBE_ASR_URL to an OpenAI-compatible /v1 base")
 		return asr.NotConfigured{}, nil
@@ -488,12 +487,8 @@ func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry) (ports.Spee
 	latency := reg.Histogram("hyscribe_asr_request_duration_seconds", "Time the speech engine took per recognition (retries included), by result.",
 		[]float64{.1, .5, 1, 2, 5, 10, 30, 60, 120, 300, 600}, "result")
 	failures := reg.Counter("hyscribe_asr_failures_total", "Recognitions that failed, by kind: unavailable (after retries) or refused (permanent).", "kind")
-	engine := "engine"
-	if u, err := url.Parse(cfg.ASRURL); err == nil {
-		engine = u.Host
-	}
 	g := asr.Guard(c, asr.GuardConfig{
-		Name: engine, Concurrency: cfg.ASRConcurrency, FailuresToOpen: cfg.ASRBreakerFailures, OpenFor: cfg.ASRBreakerOpenFor, Logger: log,
+		Name: engineName(cfg.ASRURL), Concurrency: cfg.ASRConcurrency, Leases: leases, FailuresToOpen: cfg.ASRBreakerFailures, OpenFor: cfg.ASRBreakerOpenFor, Logger: log,
 		Observe: func(d time.Duration, err error) {
 			result := "ok"
 			switch {
@@ -510,6 +505,7 @@ func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry) (ports.Spee
 	})
 	reg.Gauge("hyscribe_asr_circuit_state", "The speech engine's circuit breaker: 0 closed, 1 half-open (trial), 2 open (jobs wait in Kafka).", func() float64 { return float64(g.State()) })
 	reg.Gauge("hyscribe_asr_requests_in_flight", "Recognitions being sent to the speech engine now.", func() float64 { return float64(g.InFlight()) })
+	schedulerMetrics(reg, g)
 	return g, nil
 }
 

@@ -159,7 +159,8 @@ func TestRestartMidPipelineLosesNoJob(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`hyscribe_asr_request_duration_seconds_count{result="ok"}`, "hyscribe_asr_circuit_state 0", "hyscribe_asr_requests_in_flight"} {
+	for _, want := range []string{`hyscribe_asr_request_duration_seconds_count{result="ok"}`, "hyscribe_asr_circuit_state 0", "hyscribe_asr_requests_in_flight",
+		"hyscribe_asr_slots 4", "hyscribe_asr_requests_queued 0", "hyscribe_asr_slot_busy_seconds_total", "hyscribe_asr_engine_busy_ratio"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics has no %s", want)
 		}

@@ -71,6 +71,9 @@ type stageRun struct {
 	handler  kafka.Handler
 	decode   func(topic string, value []byte) (domain.Event, error) // nil: hyscribe's envelope
 	onGiveUp kafka.GiveUpFunc                                       // the stage's own, for app.GiveUpFailAnalysis
+	// concurrency is how many records of one partition run at once (keys
+	// apart; kafka.ConsumerConfig.Concurrency); 0 is one, in order.
+	concurrency int
 }
 
 // stageBuilders build the handler of each stage of app.Pipeline; a nil
@@ -111,8 +114,8 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 		ccfg := kafka.ConsumerConfig{
 			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics, Handler: run.handler, Decode: run.decode,
 			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage.Name),
-			ShutdownGrace: cfg.ShutdownGrace,
-			Metrics:       stageMetrics(stage.Name, handled, latency, retried, dead, backedOff),
+			ShutdownGrace: cfg.ShutdownGrace, Concurrency: run.concurrency,
+			Metrics: stageMetrics(stage.Name, handled, latency, retried, dead, backedOff),
 			// A worker that dies without leaving its group holds its
 			// partitions until the session times out; then the others
 			// take them over.
@@ -161,7 +164,11 @@ func (s *Service) processStage(env stageEnv) (*stageRun, error) {
 
 func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	cfg := s.cfg
-	rec, err := recognizer(cfg, env.log, env.reg)
+	leases, err := s.engineSlots(env)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := recognizer(cfg, env.log, env.reg, leases)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +176,15 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	if err := os.MkdirAll(tmp, 0o750); err != nil {
 		return nil, err
 	}
-	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
+	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds(),
+		PieceSeconds: cfg.ASRPieceSeconds, WholeSeconds: cfg.ASRWholeSeconds, Slots: cfg.ASRConcurrency}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
 		app.WithDiarizer(diarize.New()), app.WithChannelInspector(diarize.New()),
-		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
-	return &stageRun{handler: uc.Handle}, nil
+		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency), app.WithRecognizedPieces(s.store))
+	// Jobs of one partition are recognised side by side, so that none
+	// waits for another's engine time because they hash to one partition;
+	// the engine's scheduler decides who goes first (issue 28).
+	return &stageRun{handler: uc.Handle, concurrency: cfg.TranscribeJobs}, nil
 }
 
 func (s *Service) enrichStage(env stageEnv) (*stageRun, error) {
