@@ -26,6 +26,8 @@ command -v clickhouse-client >/dev/null 2>&1 || need_pkgs+=(clickhouse-client)
 [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
 # promtool checks deploy/prometheus/ (alert rules) and /metrics' output.
 command -v promtool >/dev/null 2>&1 || need_pkgs+=(prometheus)
+# The e-mail tests send through a real SMTP server, Debian's aiosmtpd.
+/usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || need_pkgs+=(python3-aiosmtpd)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from

@@ -74,6 +74,11 @@ type Job struct {
 	Error         string
 
 	Redrives int // times the sweeper re-drove this job
+
+	// Filename is the name of the file the recording was uploaded from in
+	// the web application ("" from the API): the title until there is one,
+	// and the name of its exports.
+	Filename string
 }
 
 // Duration is the recording's length in seconds, nil until processed.
