@@ -61,6 +61,10 @@ type Config struct {
 	// not this service (S3-compatible storage): the browser PUTs files
 	// there, so the Content-Security-Policy must allow it.
 	UploadOrigin string
+	// TrialSeconds is the audio a sign-up starts with on the Business plan
+	// (HYSCRIBE_TRIAL_SECONDS; 0: none, the operator activates accounts),
+	// told on the sign-up page.
+	TrialSeconds float64
 }
 
 // Deps are the use cases the pages call.
@@ -83,6 +87,10 @@ type Deps struct {
 	Team       *app.Team
 	Usage      *app.Usage
 	OpenAPI    []byte
+
+	// Letters e-mails invitations, reset links and "Forgot password?"
+	// (nil or without a mailer: links are copied by hand).
+	Letters *app.Letters
 }
 
 // Web serves the pages.
@@ -201,6 +209,8 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/team/:id/reset", w.resetLink)
 	r.Get("/password", w.passwordPage)
 	r.Post("/password", w.changePassword)
+	r.Get("/forgot", w.forgotPage)
+	r.Post("/forgot", w.forgot)
 	r.Get("/reset/:token", w.resetPage)
 	r.Post("/reset/:token", w.resetPassword)
 	r.Get("/api", w.apiPage)

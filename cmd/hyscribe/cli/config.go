@@ -67,6 +67,8 @@ type Config struct {
 	SignUpSeconds float64 // HYSCRIBE_SIGNUP_SECONDS: their starting balance
 	WebTimezone   string  // HYSCRIBE_WEB_TIMEZONE: where times are shown
 	CookieSecure  string  // HYSCRIBE_COOKIE_SECURE: true, false or auto (HTTPS public URL)
+	TrialSeconds  float64 // HYSCRIBE_TRIAL_SECONDS: >0 gives sign-ups the Business plan with this many seconds
+	SMTPURL       string  // HYSCRIBE_SMTP_URL: e-mail invitations, resets, low-balance notices; "" none
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string // HYSCRIBE_S3_ENDPOINT (host:port)
@@ -130,6 +132,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SignUpSeconds:       p.float("HYSCRIBE_SIGNUP_SECONDS", 0),
 		WebTimezone:         p.str("HYSCRIBE_WEB_TIMEZONE", "Asia/Yerevan"),
 		CookieSecure:        p.str("HYSCRIBE_COOKIE_SECURE", "auto"),
+		TrialSeconds:        p.float("HYSCRIBE_TRIAL_SECONDS", 0),
+		SMTPURL:             p.str("HYSCRIBE_SMTP_URL", ""),
 		S3Endpoint:          p.str("HYSCRIBE_S3_ENDPOINT", ""),
 		S3Bucket:            p.str("HYSCRIBE_S3_BUCKET", "hyscribe"),
 		S3AccessKey:         p.str("HYSCRIBE_S3_ACCESS_KEY", ""),
@@ -161,6 +165,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.SignUpSeconds < 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_SIGNUP_SECONDS must not be negative")
+	}
+	if err := c.checkMail(); err != nil {
+		return Config{}, err
 	}
 	if _, err := time.LoadLocation(c.WebTimezone); err != nil {
 		return Config{}, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE must be an IANA zone such as Asia/Yerevan or UTC, not %q", c.WebTimezone)

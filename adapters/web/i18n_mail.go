@@ -1,0 +1,38 @@
+package web
+
+// Texts of e-mail and the first hour (issue 27), kept beside the main
+// table so that the two grow apart without conflicts; init adds them.
+var mailMessages = map[string][2]string{
+	"forgot.link":   {"Մոռացե՞լ եք գաղտնաբառը", "Forgot password?"},
+	"forgot.title":  {"Գաղտնաբառի վերականգնում", "Reset your password"},
+	"forgot.note":   {"Գրեք ձեր էլ. հասցեն․ կուղարկենք գաղտնաբառը փոխելու հղում։", "Enter your e-mail address: we will send a link to choose a new password."},
+	"forgot.submit": {"Ուղարկել հղումը", "Send the link"},
+	"forgot.sent":   {"Եթե %s հասցեով հաշիվ կա, գաղտնաբառը փոխելու հղումն ուղարկված է այդ հասցեին։", "If %s has an account, a link to reset its password is on its way."},
+	"forgot.sent.note": {"Հղումը գործում է 24 ժամ, մեկ անգամ։ Նամակ չստանալու դեպքում ստուգեք սպամի թղթապանակը կամ դիմեք ձեր հաշվի սեփականատիրոջը։",
+		"The link works once, for 24 hours. No e-mail? Check the spam folder, or ask your account's owner."},
+	"forgot.nomail": {"Այս ծառայությունը էլ. նամակներ չի ուղարկում։ Խնդրեք ձեր հաշվի սեփականատիրոջը ստեղծել գաղտնաբառի վերականգնման հղում «Թիմ» էջում (կամ օպերատորին՝ hyscribe user reset-link)։",
+		"This service sends no e-mail. Ask your account's owner for a password reset link from the Team page (or the operator: hyscribe user reset-link)."},
+	"team.invite.lang":        {"Նամակների լեզուն", "Language of their e-mail"},
+	"team.invite.note.mail":   {"Հրավերը կուղարկվի էլ. նամակով (հղումը ցուցադրվում է նաև այստեղ՝ մեկ անգամ)։ Այն գործում է 7 օր, մեկ անգամ։", "The invitation is e-mailed (its link is also shown here, once). It works once, for 7 days."},
+	"team.invite.submit.mail": {"Ուղարկել հրավերը", "Send the invitation"},
+	"team.link.mailed":        {"Հղումն ուղարկված է %s-ին էլ. նամակով։", "The link was e-mailed to %s."},
+	"team.link.mailfailed":    {"Էլ. նամակը չուղարկվեց․ պատճենեք հղումը և ուղարկեք այն ինքներդ։", "The e-mail could not be sent: copy the link and send it yourself."},
+	"rec.empty.upload":        {"Դեռ ձայնագրություններ չկան։ Վերբեռնեք առաջին MP3 ֆայլը վերևում․ այն կհայտնվի այստեղ անմիջապես։", "No recordings yet. Upload a first MP3 file above: it appears here at once."},
+	"rec.empty.api":           {"Ձեր համակարգերը կարող են ձայնագրություններ ուղարկել նաև API-ով։", "Your systems can also send recordings through the API."},
+	"rec.empty.member":        {"Դեռ ձայնագրություններ չկան։ Դրանք կհայտնվեն այստեղ, երբ հաշվի սեփականատերը վերբեռնի կամ API-ով ուղարկի դրանք։", "No recordings yet. They appear here once your account's owner uploads them or sends them through the API."},
+	"signup.trial":            {"Նոր հաշիվը ստանում է Business փաթեթ և %s փորձնական ձայնագրության ժամանակ․ կարող եք սկսել անմիջապես։", "A new account gets the Business plan with %s of trial audio: you can start at once."},
+	"low.none":                {"Ձայնագրության ժամանակ չի մնացել․ նոր ձայնագրությունները կմերժվեն։", "No audio time left: new recordings will be refused."},
+	"low.some":                {"Մնացել է ընդամենը %s ձայնագրության ժամանակ․ դրանից երկար ձայնագրությունները կմերժվեն։", "Only %s of audio time left: recordings longer than that will fail."},
+	"low.owner":               {"Մնացորդը համալրելու համար դիմեք ծառայության օպերատորին։", "Ask the service's operator to add seconds."},
+	"low.member":              {"Տեղեկացրեք հաշվի սեփականատիրոջը։", "Tell your account's owner."},
+	"team.link.once.mail":     {"Հղումը ցուցադրվում է միայն հիմա և գործում է մեկ անգամ։", "The link is shown only now and works once."},
+}
+
+func init() {
+	for k, v := range mailMessages {
+		if _, dup := messages[k]; dup {
+			panic("web: text " + k + " is defined twice")
+		}
+		messages[k] = v
+	}
+}
