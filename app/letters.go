@@ -53,7 +53,7 @@ func ResetPath(token string, invited bool) string {
 
 // Invitation e-mails u the link to accept their invitation to org.
 func (l *Letters) Invitation(ctx context.Context, u domain.User, org, token string) error {
-	return l.send(ctx, u.Email, u.Lang, "invite", org, l.base+InvitePath(token))
+	return l.send(ctx, u.Email, u.Lang, "invite", org, l.base+InvitePath(token), "")
 }
 
 // Reset e-mails u a password reset link (or, for someone who never
@@ -62,7 +62,7 @@ func (l *Letters) Reset(ctx context.Context, u domain.User, org, token string, i
 	if invited {
 		return l.Invitation(ctx, u, org, token)
 	}
-	return l.send(ctx, u.Email, u.Lang, "reset", org, l.base+ResetPath(token, false))
+	return l.send(ctx, u.Email, u.Lang, "reset", org, l.base+ResetPath(token, false), "")
 }
 
 // LowBalance tells every owner of the account (who has accepted their
@@ -91,13 +91,14 @@ func (l *Letters) LowBalance(ctx context.Context, id domain.AccountID) error {
 	return first
 }
 
-func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...any) error {
+func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...string) error { // args: org, link, left
 	if !l.Enabled() {
 		return nil
 	}
 	lang = letterLang(lang)
 	t := letterTexts[lang][kind]
-	m := ports.Mail{To: to, Subject: fmt.Sprintf(t[0], args...), Text: fmt.Sprintf(t[1], args...), Lang: lang}
+	fill := strings.NewReplacer("{org}", args[0], "{link}", args[1], "{left}", args[2])
+	m := ports.Mail{To: to, Subject: fill.Replace(t[0]), Text: fill.Replace(t[1]), Lang: lang}
 	if err := l.mailer.Send(ctx, m); err != nil {
 		l.log.Warn("e-mail not sent", "kind", kind, "err", err)
 		return fmt.Errorf("e-mail %s: %w", kind, err)
@@ -114,34 +115,34 @@ func letterLang(lang string) string {
 	return "hy"
 }
 
-// letterTexts are each letter's subject and text by language; the
-// arguments are the organisation's name, the link and (low balance) the
-// time remaining.
+// letterTexts are each letter's subject and text by language, where
+// {org} is the organisation's name, {link} the link and {left} (low
+// balance) the time remaining.
 var letterTexts = map[string]map[string][2]string{
 	"hy": {
-		"invite": {"Հրավեր %[1]s-ին hyscribe-ում",
-			"Ձեզ հրավիրել են %[1]s կազմակերպությանը hyscribe-ում՝ ձայնագրությունների սղագրության ծառայությունում։\n\n" +
-				"Ընդունելու համար բացեք հղումը և ընտրեք գաղտնաբառ (հղումը գործում է 7 օր, մեկ անգամ).\n%[2]s\n\n" +
+		"invite": {"Հրավեր {org}-ին hyscribe-ում",
+			"Ձեզ հրավիրել են {org} կազմակերպությանը hyscribe-ում՝ ձայնագրությունների սղագրության ծառայությունում։\n\n" +
+				"Ընդունելու համար բացեք հղումը և ընտրեք գաղտնաբառ (հղումը գործում է 7 օր, մեկ անգամ).\n{link}\n\n" +
 				"Եթե չէիք սպասում այս նամակին, պարզապես անտեսեք այն։\n"},
 		"reset": {"Գաղտնաբառի վերականգնում — hyscribe",
-			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է փոխել ձեր գաղտնաբառը hyscribe-ում (%[1]s)։\n\n" +
-				"Նոր գաղտնաբառ ընտրելու համար բացեք հղումը (գործում է 24 ժամ, մեկ անգամ).\n%[2]s\n\n" +
+			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է փոխել ձեր գաղտնաբառը hyscribe-ում ({org})։\n\n" +
+				"Նոր գաղտնաբառ ընտրելու համար բացեք հղումը (գործում է 24 ժամ, մեկ անգամ).\n{link}\n\n" +
 				"Եթե դա դուք չէիք, անտեսեք այս նամակը․ ձեր գաղտնաբառը չի փոխվի։\n"},
-		"lowbalance": {"hyscribe. մնացել է %[3]s — %[1]s",
-			"%[1]s հաշվին մնացել է %[3]s ձայնագրության ժամանակ։ Երբ այն սպառվի, նոր ձայնագրությունները կմերժվեն։\n\n" +
-				"Օգտագործումը և մնացորդը՝\n%[2]s\n\nՄնացորդը համալրելու համար դիմեք ծառայության օպերատորին։\n"},
+		"lowbalance": {"hyscribe. մնացել է {left} — {org}",
+			"{org} հաշվին մնացել է {left} ձայնագրության ժամանակ։ Երբ այն սպառվի, նոր ձայնագրությունները կմերժվեն։\n\n" +
+				"Օգտագործումը և մնացորդը՝\n{link}\n\nՄնացորդը համալրելու համար դիմեք ծառայության օպերատորին։\n"},
 	},
 	"en": {
-		"invite": {"Invitation to %[1]s on hyscribe",
-			"You have been invited to %[1]s on hyscribe, the transcription service.\n\n" +
-				"Open this link and choose a password to accept (it works once, for 7 days):\n%[2]s\n\n" +
+		"invite": {"Invitation to {org} on hyscribe",
+			"You have been invited to {org} on hyscribe, the transcription service.\n\n" +
+				"Open this link and choose a password to accept (it works once, for 7 days):\n{link}\n\n" +
 				"If you did not expect this e-mail, ignore it.\n"},
 		"reset": {"Password reset — hyscribe",
-			"Someone (probably you) asked to change your hyscribe password (%[1]s).\n\n" +
-				"Open this link to choose a new one (it works once, for 24 hours):\n%[2]s\n\n" +
+			"Someone (probably you) asked to change your hyscribe password ({org}).\n\n" +
+				"Open this link to choose a new one (it works once, for 24 hours):\n{link}\n\n" +
 				"If it was not you, ignore this e-mail: your password stays as it is.\n"},
-		"lowbalance": {"hyscribe: %[3]s left — %[1]s",
-			"%[1]s has %[3]s of audio left. Once it runs out, new recordings are refused.\n\n" +
-				"Usage and balance:\n%[2]s\n\nAsk your service operator to add seconds.\n"},
+		"lowbalance": {"hyscribe: {left} left — {org}",
+			"{org} has {left} of audio left. Once it runs out, new recordings are refused.\n\n" +
+				"Usage and balance:\n{link}\n\nAsk your service operator to add seconds.\n"},
 	},
 }
