@@ -18,7 +18,7 @@ import (
 // linkIn is the one link to this service in an e-mail's text.
 func linkIn(t *testing.T, base, text string) string {
 	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(base) + `/app/\S+`).FindAllString(text, -1)
+	m := regexp.MustCompile(regexp.QuoteMeta(base)+`/app/\S+`).FindAllString(text, -1)
 	if len(m) != 1 {
 		t.Fatalf("want one link to %s in the e-mail, found %q in:\n%s", base, m, text)
 	}
