@@ -78,6 +78,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
 		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
 	vw := w.newView(c, v, "rec.title", "recordings")
+	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.cfg.Location); err == nil {
 		q.From = d
 	} else if f.From != "" {

@@ -60,7 +60,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	if err != nil {
 		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", text(lang, "up.err.metadata"), nil)
 	}
-	res, err := w.deps.Create.Handle(c.UserContext(), app.Principal{Account: v.Account}, body)
+	res, err := w.deps.Create.HandleFile(c.UserContext(), app.Principal{Account: v.Account}, body, f.Get("filename"))
 	var ve *domain.ValidationError
 	switch {
 	case errors.As(err, &ve):

@@ -88,6 +88,9 @@ type Deps struct {
 	Usage      *app.Usage
 	OpenAPI    []byte
 
+	// Delete deletes recordings as the API does (nil: no deleting in the
+	// web application).
+	Delete *app.DeleteJob
 	// Letters e-mails invitations, reset links and "Forgot password?"
 	// (nil or without a mailer: links are copied by hand).
 	Letters *app.Letters
@@ -185,6 +188,8 @@ func (w *Web) Register(r fiber.Router) {
 	r.Get("/recordings/:docId/audio", w.audio)
 	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
 	r.Get("/recordings/:docId/export/:format", w.exportRecording)
+	r.Post("/recordings/bulk", w.bulk)
+	r.Post("/recordings/:docId/delete", w.deleteRecording)
 	r.Post("/settings/retention", w.saveRetention)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)

@@ -359,6 +359,7 @@ var jobListTests = []subtest{
 		createJob(t, s, full, evs)
 		failed, evs := uploadingJob("doc-failed", acct.ID, t0)
 		failed.Status, failed.Error = domain.StatusFailed, "the upload is not an MP3"
+		failed.Filename = "զանգ-17.mp3" // the history's title until there is one
 		createJob(t, s, failed, evs)
 		for _, search := range []string{"", "պատվեր"} {
 			jobs, total, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID, Search: search})

@@ -128,7 +128,7 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 // order, given the store's expression for the audio's duration as JSON
 // text (nothing else of the audio details is read).
 func ListedCols(duration string) string {
-	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, " + duration
+	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, filename, " + duration
 }
 
 // ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
@@ -143,7 +143,7 @@ type ListedScan struct {
 // Dest lists the scan destinations of ListedCols.
 func (r *ListedScan) Dest() []any {
 	l := &r.l
-	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &r.duration}
+	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration}
 }
 
 // Listed decodes the scanned row.

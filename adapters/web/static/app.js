@@ -121,6 +121,12 @@
         if (!window.confirm(f.getAttribute("data-confirm"))) ev.preventDefault();
       });
     });
+    // A button of a form that also does harmless things asks for itself.
+    document.querySelectorAll("button[data-confirm]").forEach(function (b) {
+      b.addEventListener("click", function (ev) {
+        if (!window.confirm(b.getAttribute("data-confirm"))) ev.preventDefault();
+      });
+    });
   }
 
   // Copy buttons next to a new key; the button says so once it copied

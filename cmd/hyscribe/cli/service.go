@@ -324,6 +324,7 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		Usage:      app.NewUsage(s.store, clock),
 		OpenAPI:    httpapi.OpenAPI(),
 		Letters:    s.letters,
+		Delete:     app.NewDeleteJob(s.store, blobs, clock, s.log),
 	}), nil
 }
 
