@@ -196,6 +196,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/settings/keys", w.createKey)
 	r.Post("/settings/keys/:id/revoke", w.revokeKey)
 	r.Post("/settings/secret", w.generateSecret)
+	r.Post("/settings/secret/hide", w.hideSecret)
 	r.Post("/settings/test-event", w.sendTestEvent)
 	r.Get("/checklists", w.checklists)
 	r.Get("/checklists/new", w.newChecklist)
