@@ -89,6 +89,9 @@ func (w *Web) history(c *fiber.Ctx) error {
 	} else if f.To != "" {
 		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
 	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		vw.Error = tf(vw.Lang, "filter.badrange", f.From, f.To)
+	}
 	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
 	if err != nil {
 		return w.serverError(c, err)
