@@ -95,7 +95,7 @@ fi
 # (HYSCRIBE_TEST_NPM in the Makefile), never into the repository.
 [ -x /usr/bin/node ] && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 npm_dir="${HYSCRIBE_TEST_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/hyscribe/npm}"
-npm_pkgs=(standardwebhooks@1.1.1 @redocly/cli@2.77.0)
+npm_pkgs=(standardwebhooks@1.1.1 @redocly/cli@2.77.0 axe-core@4.14.1) # axe-core: the browser tests' accessibility check
 npm_have() { # every package at its pinned version
   local p name version
   for p in "${npm_pkgs[@]}"; do
