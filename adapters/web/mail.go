@@ -56,18 +56,15 @@ func (w *Web) forgot(c *fiber.Ctx) error {
 	return w.render(c, "forgot", vw)
 }
 
-// mailLink e-mails a link just made on the team page (kind "invite" or
-// "reset") when e-mail is on, and says on the page whether it went.
+// mailLink e-mails a link just made on the team page (an invitation when
+// invited, else a password reset) when e-mail is on, and says on the page
+// whether it went.
 func (w *Web) mailLink(c *fiber.Ctx, v *app.Visitor, d *teamData, u domain.User, token string, invited bool) {
 	if !w.deps.Letters.Enabled() {
 		return
 	}
-	var err error
-	if d.LinkKind == "invite" && !invited {
-		err = w.deps.Letters.Invitation(c.UserContext(), u, v.Account.Name, token)
-	} else {
-		err = w.deps.Letters.Reset(c.UserContext(), u, v.Account.Name, token, invited)
-	}
+	// Reset mails an invitation for someone who has not accepted theirs.
+	err := w.deps.Letters.Reset(c.UserContext(), u, v.Account.Name, token, invited)
 	d.Mailed, d.MailFailed = err == nil, err != nil
 }
 

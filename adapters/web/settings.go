@@ -134,13 +134,7 @@ const (
 )
 
 func (w *Web) setNewKeyCookie(c *fiber.Ctx, value string, maxAge time.Duration) {
-	ck := &fiber.Cookie{Name: cookieNewKey, Value: value, Path: Prefix + "/settings", HTTPOnly: true, Secure: w.cfg.SecureCookies, SameSite: "Strict"}
-	if maxAge > 0 {
-		ck.MaxAge, ck.Expires = int(maxAge.Seconds()), time.Now().Add(maxAge)
-	} else {
-		ck.MaxAge, ck.Expires = -1, time.Unix(0, 0)
-	}
-	c.Cookie(ck)
+	w.settingsCookie(c, cookieNewKey, value, maxAge)
 }
 
 // takeNewKey returns the key a createKey just made, once, if it is one of
