@@ -52,6 +52,41 @@ func (w *Web) deleteRecording(c *fiber.Ctx) error {
 	return c.Redirect(Prefix+"/recordings?deleted=1", fiber.StatusSeeOther)
 }
 
+// uploadURL is POST /app/recordings/{docId}/upload-url: a new signed
+// address for a recording still waiting for its file, so an upload cut
+// short can be sent again after the page was reloaded (the file picked
+// anew). JSON {"uploadUrl"}; 409 once the job no longer waits.
+func (w *Web) uploadURL(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	lang := w.lang(c)
+	switch {
+	case err != nil:
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	case v == nil:
+		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
+	case v.User.Role != domain.RoleOwner:
+		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
+	}
+	f, err := w.form(c)
+	if err == nil {
+		err = checkCSRF(c, f, v)
+	}
+	if err != nil {
+		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
+	}
+	u, err := w.deps.Create.UploadURL(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return w.jsonError(c, fiber.StatusNotFound, "not_found", text(lang, "err.notfound.body"), nil)
+	case errors.Is(err, domain.ErrConflict):
+		return w.jsonError(c, fiber.StatusConflict, "not_waiting", text(lang, "up.err.notwaiting"), nil)
+	case err != nil:
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(fiber.Map{"uploadUrl": u})
+}
+
 // bulk is POST /app/recordings/bulk: the history's chosen rows (doc,
 // repeated) with action "delete" (owners) or "export" (a ZIP in format).
 func (w *Web) bulk(c *fiber.Ctx) error {

@@ -47,6 +47,8 @@ var mailMessages = map[string][2]string{
 	"pw.err.same":             {"Նոր գաղտնաբառը նույնն է, ինչ ներկայիսը․ ընտրեք ուրիշը։", "The new password is the same as the current one: choose another."},
 	"filter.badrange":         {"«Սկսած» ամսաթիվը (%s) «Մինչև» ամսաթվից (%s) հետո է․ ոչինչ չէր գտնվի։ Փոխեք դրանցից մեկը։", "The From date (%s) is after the To date (%s): nothing could match. Change one of them."},
 	"up.err.metadata.line":    {"Մետատվյալների %d-րդ տողը («%s») «բանալի = արժեք» չէ։", "Metadata line %d (“%s”) is not “key = value”."},
+	"up.resume":               {"Ֆայլը դեռ չի ստացվել։ Եթե վերբեռնումն ընդհատվել է, ընտրեք նույն ֆայլը կրկին (մինչև %s), կամ չեղարկեք։", "The file has not arrived yet. If its upload was cut short, pick the same file again (until %s), or cancel."},
+	"up.err.notwaiting":       {"Այս ձայնագրությունն այլևս ֆայլի չի սպասում։", "This recording no longer waits for its file."},
 	"low.none":                {"Ձայնագրության ժամանակ չի մնացել․ նոր ձայնագրությունները կմերժվեն։", "No audio time left: new recordings will be refused."},
 	"low.some":                {"Մնացել է ընդամենը %s ձայնագրության ժամանակ․ դրանից երկար ձայնագրությունները կմերժվեն։", "Only %s of audio time left: recordings longer than that will fail."},
 	"low.owner":               {"Մնացորդը համալրելու համար դիմեք ծառայության օպերատորին։", "Ask the service's operator to add seconds."},

@@ -190,6 +190,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Get("/recordings/:docId/export/:format", w.exportRecording)
 	r.Post("/recordings/bulk", w.bulk)
 	r.Post("/recordings/:docId/delete", w.deleteRecording)
+	r.Post("/recordings/:docId/upload-url", w.uploadURL)
 	r.Post("/settings/retention", w.saveRetention)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)

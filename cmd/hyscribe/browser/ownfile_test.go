@@ -115,6 +115,44 @@ func TestOwningAFileInABrowser(t *testing.T) {
 		chromedp.Poll(`document.querySelectorAll('#history tr[data-live-id]').length === 1`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
 
+	// Cut short again, and the page reloaded (the in-page Retry is gone):
+	// the waiting recording's page takes the file again.
+	resumed := named(t, "../../../testdata/audio/speech-mono-16k.mp3", "resumed.mp3")
+	var status string
+	run(t, b, "resume after a reload",
+		chromedp.Reload(),
+		chromedp.WaitVisible("#upload-form", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("new-recording").open = true`, nil),
+		chromedp.ActionFunc(func(context.Context) error { arm(); return nil }),
+		chromedp.SetUploadFiles("#files", []string{resumed}, chromedp.ByID),
+		chromedp.Click("#upload-start", chromedp.ByID),
+		chromedp.WaitVisible(`#upload-list .retry`, chromedp.ByQuery),
+		chromedp.Navigate(s.base+"/app/recordings"),
+		chromedp.WaitVisible(`#history tr[data-status="uploading"] .title a`, chromedp.ByQuery),
+		chromedp.Click(`#history tr[data-status="uploading"] .title a`, chromedp.ByQuery),
+		chromedp.WaitVisible("#reupload", chromedp.ByID),
+	)
+	shoot(t, b, shots, "own-02-resume")
+	run(t, b, "pick the file again", chromedp.SetUploadFiles("#reupload-file", []string{resumed}, chromedp.ByID))
+	// The page reloads itself once the file is in, and as the job moves on.
+	eventually(t, "the resumed recording transcribed", 40*time.Second, func() bool {
+		var st string
+		c, cancel := context.WithTimeout(b, 2*time.Second)
+		defer cancel()
+		_ = chromedp.Run(c, chromedp.Evaluate(`(document.querySelector("#status") && document.querySelector("[data-live-id]").getAttribute("data-status")) || ""`, &st))
+		return st == "transcribed"
+	})
+	run(t, b, "delete the resumed recording",
+		chromedp.Reload(),
+		chromedp.WaitVisible("#filename", chromedp.ByID),
+		chromedp.Text("#filename", &status, chromedp.ByID),
+		chromedp.Click("#delete-recording", chromedp.ByID),
+		chromedp.WaitVisible(".flash", chromedp.ByQuery),
+	)
+	if !strings.Contains(status, "resumed.mp3") {
+		t.Errorf("the resumed recording's page says %q", status)
+	}
+
 	// A file whose name a spreadsheet would run as a formula.
 	run(t, b, "second upload",
 		chromedp.Reload(),
