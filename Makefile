@@ -18,6 +18,10 @@ export HYSCRIBE_TEST_MINIO_BIN
 # installs Debian's). Set, a missing browser fails the tests; unset, they skip.
 HYSCRIBE_TEST_CHROMIUM ?= /usr/bin/chromium
 export HYSCRIBE_TEST_CHROMIUM
+# The Python with Debian's aiosmtpd, the SMTP server the e-mail tests send
+# through (.ci/deps.sh installs it). Set, a missing aiosmtpd fails them.
+HYSCRIBE_TEST_SMTPD_PYTHON ?= /usr/bin/python3
+export HYSCRIBE_TEST_SMTPD_PYTHON
 # promtool checks the alert rules, the dashboard's queries and /metrics
 # (.ci/deps.sh installs Debian's prometheus package); kubeconform lints
 # deploy/k8s against the Kubernetes schemas in deploy/k8s/schemas

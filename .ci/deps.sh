@@ -32,6 +32,8 @@ command -v promtool >/dev/null 2>&1 || need_pkgs+=(prometheus)
 # encodes (TestDecodeMatchesFFmpeg), and its billing test cat-joins LAME files.
 command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
 command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
+# The e-mail tests send through a real SMTP server, Debian's aiosmtpd.
+/usr/bin/python3 -c 'import aiosmtpd' >/dev/null 2>&1 || need_pkgs+=(python3-aiosmtpd)
 ((${#need_pkgs[@]} == 0)) || apt_install "${need_pkgs[@]}"
 
 # Postgres on 127.0.0.1:5432, user postgres, trust auth over TCP from

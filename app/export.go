@@ -14,6 +14,9 @@ type Export struct {
 	Body        []byte
 	ContentType string
 	Filename    string // quoted, for Content-Disposition
+	// Name is the file's name unquoted (the uploaded file's, else the
+	// docId), Disposition the whole Content-Disposition value.
+	Name, Disposition string
 }
 
 // ExportJob renders a transcribed job as subtitles, text or JSON.
@@ -51,7 +54,8 @@ func render(j domain.Job, f domain.ExportFormat) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
-	return Export{Body: body, ContentType: f.ContentType(), Filename: domain.ExportFilename(j.ID, f)}, nil
+	name := domain.ExportName(j, f)
+	return Export{Body: body, ContentType: f.ContentType(), Filename: domain.ExportFilename(j.ID, f), Name: name, Disposition: domain.ContentDisposition(name)}, nil
 }
 
 // Export renders one of the account's recordings for the web application's

@@ -48,6 +48,12 @@ func NewCreateJob(jobs jobCreator, checklists ports.ChecklistStore, signer ports
 
 // Handle validates the body and creates the job for the caller's account.
 func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (CreateResult, error) {
+	return uc.HandleFile(ctx, p, body, "")
+}
+
+// HandleFile is Handle for a file uploaded from the web application: the
+// job keeps the file's name (domain.CleanFilename of it).
+func (uc *CreateJob) HandleFile(ctx context.Context, p Principal, body []byte, filename string) (CreateResult, error) {
 	if err := RequireBusiness(p); err != nil {
 		return CreateResult{}, err
 	}
@@ -59,6 +65,7 @@ func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (Crea
 	if err != nil {
 		return CreateResult{}, err
 	}
+	job.Filename = domain.CleanFilename(filename)
 	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
 		return CreateResult{}, fmt.Errorf("create job: %w", err)
 	}

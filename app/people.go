@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -106,8 +107,8 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 	if name == "" {
 		return SignedIn{}, domain.Invalid("invalid_name", "organisation name is required")
 	}
-	if len(name) > 200 {
-		return SignedIn{}, domain.Invalid("invalid_name", "organisation name must be at most 200 bytes")
+	if utf8.RuneCountInString(name) > 200 { // characters, as the form says: 200 Armenian letters too
+		return SignedIn{}, domain.Invalid("invalid_name", "organisation name must be at most 200 characters")
 	}
 	email, err := domain.NormalizeEmail(req.Email)
 	if err != nil {

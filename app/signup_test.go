@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -55,5 +56,22 @@ func TestSignUpDoesTheSameWorkForATakenEmail(t *testing.T) {
 	before = h.hashes.Load()
 	if _, err := people.SignUp(ctx, req); !errors.Is(err, domain.ErrRateLimited) || h.hashes.Load() != before {
 		t.Fatalf("sign-up past the limit: %v, %d hashes; want ErrRateLimited before any hashing", err, h.hashes.Load()-before)
+	}
+}
+
+// TestOrganisationNameCountsCharacters: the limit the form states, 200
+// characters, holds for Armenian letters (two bytes each) too.
+func TestOrganisationNameCountsCharacters(t *testing.T) {
+	st := apptest.NewStore()
+	clock := ports.SystemClock{}
+	people := app.NewPeople(st, st, st, &countingHasher{}, app.NewRateLimit(st, clock), clock)
+	long := strings.Repeat("Ա", 200)
+	if _, err := people.SignUp(context.Background(), app.SignUpRequest{AccountName: long, Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"}); err != nil {
+		t.Fatalf("200 Armenian letters (400 bytes): %v", err)
+	}
+	_, err := people.SignUp(context.Background(), app.SignUpRequest{AccountName: long + "Բ", Email: "b@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Code != "invalid_name" {
+		t.Fatalf("201 characters: %v, want invalid_name", err)
 	}
 }

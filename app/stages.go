@@ -26,6 +26,12 @@ type ProcessAudio struct {
 	clock       ports.Clock
 	maxDuration time.Duration
 	log         *slog.Logger
+
+	// LowBalance, when set, is called once the measurement that took an
+	// account's balance under domain.LowBalanceMs is committed (once per
+	// crossing: a replayed measurement is refused before it), to tell the
+	// owners. Its failure is logged, never the job's.
+	LowBalance func(ctx context.Context, account domain.AccountID) error
 }
 
 // NewProcessAudio builds the stage; maxDuration ≤ 0 means domain.MaxDuration,
@@ -61,12 +67,23 @@ func (uc *ProcessAudio) Handle(ctx context.Context, ev domain.Event) error {
 		return err
 	}
 	now := uc.clock.Now()
-	return transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+	crossed := false
+	terr := transition(ctx, uc.jobs, now, j.ID, func(j *domain.Job, a *domain.Account) ([]domain.Event, error) {
+		crossed = false
 		if err != nil {
 			return failUnlessMovedOn(j.AwaitsMeasurement(), err)
 		}
-		return j.Measure(now, info, a, uc.maxDuration)
+		before := a.BalanceMs
+		evs, merr := j.Measure(now, info, a, uc.maxDuration)
+		crossed = merr == nil && domain.CrossedLowBalance(before, a.BalanceMs)
+		return evs, merr
 	})
+	if terr == nil && crossed && uc.LowBalance != nil {
+		if nerr := uc.LowBalance(ctx, j.AccountID); nerr != nil {
+			uc.log.Warn("low-balance notice not sent", "account", j.AccountID, "err", nerr)
+		}
+	}
+	return terr
 }
 
 func (uc *ProcessAudio) measure(ctx context.Context, key string) (domain.AudioInfo, error) {

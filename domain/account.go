@@ -146,3 +146,18 @@ func ValidAPIKeyFormat(raw string) bool {
 	}
 	return true
 }
+
+// LowBalanceMs is the balance under which an account is told it is
+// running out (a banner in the web application, an e-mail to its owners):
+// ten minutes of audio, a few typical calls, before a job fails for lack
+// of seconds.
+const LowBalanceMs int64 = 10 * 60 * 1000
+
+// LowBalance reports whether the account is running out of seconds.
+func (a *Account) LowBalance() bool { return a.BalanceMs < LowBalanceMs }
+
+// CrossedLowBalance reports whether a balance going from before to after
+// has just fallen under LowBalanceMs: the moment to tell the owners once.
+func CrossedLowBalance(before, after int64) bool {
+	return before >= LowBalanceMs && after < LowBalanceMs
+}

@@ -78,6 +78,11 @@ type Job struct {
 	// Speakers are the roles and names people gave a phone call's
 	// speakers on its page, keyed by speaker ("1", "2").
 	Speakers map[string]SpeakerName
+
+	// Filename is the name of the file the recording was uploaded from in
+	// the web application ("" from the API): the title until there is one,
+	// and the name of its exports.
+	Filename string
 }
 
 // Duration is the recording's length in seconds, nil until processed.

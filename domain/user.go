@@ -34,6 +34,9 @@ type User struct {
 	InviteHash      string // SHA-256 hex of the invitation token; "" once accepted
 	InviteExpiresAt time.Time
 	CreatedAt       time.Time
+	// Lang is the language the person reads the web application and its
+	// e-mail in ("hy", "en"; "" until known, read as Armenian).
+	Lang string
 }
 
 // Invited reports whether the user still has to accept an invitation.

@@ -179,6 +179,7 @@ type ListedJob struct {
 	CreatedAt   time.Time
 	Title       string
 	Error       string
+	Filename    string // the uploaded file's name, "" from the API
 	Metadata    json.RawMessage
 	Duration    *float64 // the recording's seconds (Job.Duration), nil until processed
 	// Excerpt is, with a Search, a prefix of the transcription from which
@@ -195,7 +196,7 @@ type ListedJob struct {
 func Listing(j domain.Job, search string) ListedJob {
 	j = j.Shown()
 	l := ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
-		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Duration: j.Duration()}
+		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration()}
 	if j.Metadata != nil {
 		l.Metadata = append(json.RawMessage(nil), j.Metadata...)
 	}

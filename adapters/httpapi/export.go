@@ -21,7 +21,7 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, ex.ContentType)
-	c.Set(fiber.HeaderContentDisposition, "attachment; filename="+ex.Filename)
+	c.Set(fiber.HeaderContentDisposition, ex.Disposition)
 	return c.Status(fiber.StatusOK).Send(ex.Body)
 }
 

@@ -18,6 +18,9 @@ func (w *Web) home(c *fiber.Ctx) error {
 // switchLang sets the interface language and goes back.
 func (w *Web) switchLang(c *fiber.Ctx) error {
 	lang := parseLang(c.Query("to"))
+	if v, _ := w.visitor(c); v != nil {
+		w.rememberLang(c, v.User.ID, lang) // their e-mail follows
+	}
 	c.Cookie(&fiber.Cookie{Name: cookieLang, Value: string(lang), Path: "/", MaxAge: 365 * 24 * 3600,
 		Expires: time.Now().AddDate(1, 0, 0), SameSite: "Lax", Secure: w.cfg.SecureCookies, HTTPOnly: true})
 	return c.Redirect(localPath(c.Query("back")), fiber.StatusSeeOther)
@@ -108,6 +111,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 	// session (see docs/security.md): /app/settings then asks to sign in.
 	if in.Token != "" {
 		w.startSession(c, in)
+		w.rememberLang(c, in.User.ID, w.lang(c))
 	}
 	return c.Redirect(Prefix+"/settings", fiber.StatusSeeOther)
 }

@@ -28,7 +28,7 @@ func (w *Web) exportRecording(c *fiber.Ctx) error {
 		return w.serverError(c, err)
 	}
 	c.Set(fiber.HeaderContentType, ex.ContentType)
-	c.Set(fiber.HeaderContentDisposition, "attachment; filename="+ex.Filename)
+	c.Set(fiber.HeaderContentDisposition, ex.Disposition)
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	return c.Send(ex.Body)
 }

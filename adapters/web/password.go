@@ -35,7 +35,17 @@ func (w *Web) changePassword(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	err = w.deps.Team.ChangePassword(c.UserContext(), *v, f.Get("current"), f.Get("password"))
+	// Two slips the form catches before the current password is checked:
+	// both are about what the person typed just now, so saying so tells
+	// nobody anything.
+	switch {
+	case f.Get("confirm") != f.Get("password"):
+		err = domain.Invalid("mismatch", "the new password and its repetition differ")
+	case f.Get("password") == f.Get("current"):
+		err = domain.Invalid("same", "the new password is the same as the current one")
+	default:
+		err = w.deps.Team.ChangePassword(c.UserContext(), *v, f.Get("current"), f.Get("password"))
+	}
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "pw.title", "")

@@ -77,6 +77,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
 		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
 	vw := w.newView(c, v, "rec.title", "recordings")
+	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
 		q.From = d
 	} else if f.From != "" {
@@ -86,6 +87,9 @@ func (w *Web) history(c *fiber.Ctx) error {
 		q.To = d.AddDate(0, 0, 1) // the "to" day is included
 	} else if f.To != "" {
 		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		vw.Error = tf(vw.Lang, "filter.badrange", f.From, f.To)
 	}
 	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, q)
 	if err != nil {

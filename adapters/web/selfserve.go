@@ -11,12 +11,13 @@ import (
 // selfServeFuncs are the template functions of the self-serve pages.
 func (w *Web) selfServeFuncs() template.FuncMap {
 	return template.FuncMap{
-		"uploadHead":  func() int { return w.cfg.HeadBytes },
-		"uploadMax":   func() int64 { return w.cfg.MaxUploadBytes },
-		"planKey":     func(p domain.Plan) string { return "plan." + string(p) },
-		"roleKey":     func(r domain.Role) string { return "role." + string(r) },
-		"isOwner":     func(r domain.Role) bool { return r == domain.RoleOwner },
-		"statusCount": func(counts []int, i int) int { return counts[i] },
+		"uploadHead":   func() int { return w.cfg.HeadBytes },
+		"uploadMax":    func() int64 { return w.cfg.MaxUploadBytes },
+		"planKey":      func(p domain.Plan) string { return "plan." + string(p) },
+		"roleKey":      func(r domain.Role) string { return "role." + string(r) },
+		"isOwner":      func(r domain.Role) bool { return r == domain.RoleOwner },
+		"statusCount":  func(counts []int, i int) int { return counts[i] },
+		"trialSeconds": func() float64 { return w.cfg.TrialSeconds },
 	}
 }
 

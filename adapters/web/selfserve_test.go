@@ -196,14 +196,23 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := map[string]string{"hyscribe_session": elsewhere.Token}
-	wrong := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"not the password"}, "password": {"a brand new password"}}, en(ck))
+	// The repetition must match, and a new password must be new (issue 27).
+	mismatch := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"a long enough password"}, "password": {"a brand new password"}, "confirm": {"a brand new passwork"}}, en(ck))
+	if mismatch.code != 400 || !strings.Contains(mismatch.body, "The new password and its repetition differ.") {
+		t.Fatalf("a mistyped repetition: %d", mismatch.code)
+	}
+	same := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"a long enough password"}, "password": {"a long enough password"}, "confirm": {"a long enough password"}}, en(ck))
+	if same.code != 400 || !strings.Contains(same.body, "The new password is the same as the current one") {
+		t.Fatalf("the same password again: %d", same.code)
+	}
+	wrong := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"not the password"}, "password": {"a brand new password"}, "confirm": {"a brand new password"}}, en(ck))
 	if wrong.code != 400 || !strings.Contains(wrong.body, "The current password is wrong.") {
 		t.Fatalf("wrong current password: %d", wrong.code)
 	}
 	if r := s.do("GET", "/app/recordings", nil, other); r.code != 200 {
 		t.Fatal("a refused change signed the other session out")
 	}
-	ok := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"a long enough password"}, "password": {"a brand new password"}}, ck)
+	ok := s.do("POST", "/app/password", url.Values{"_csrf": {csrf}, "current": {"a long enough password"}, "password": {"a brand new password"}, "confirm": {"a brand new password"}}, ck)
 	if ok.code != 303 {
 		t.Fatalf("change: %d", ok.code)
 	}

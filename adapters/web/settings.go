@@ -47,6 +47,8 @@ func (w *Web) settings(c *fiber.Ctx) error {
 			vw.Flash = text(vw.Lang, "set.saved")
 		}
 		d.NewKey = w.takeNewKey(c, d.Keys)
+		d.NewSecret = w.shownSecret(c, v)
+		d.Tests, d.TestError = w.testResult(c, vw.Lang)
 	})
 }
 
@@ -135,13 +137,7 @@ const (
 )
 
 func (w *Web) setNewKeyCookie(c *fiber.Ctx, value string, maxAge time.Duration) {
-	ck := &fiber.Cookie{Name: cookieNewKey, Value: value, Path: Prefix + "/settings", HTTPOnly: true, Secure: w.cfg.SecureCookies, SameSite: "Strict"}
-	if maxAge > 0 {
-		ck.MaxAge, ck.Expires = int(maxAge.Seconds()), time.Now().Add(maxAge)
-	} else {
-		ck.MaxAge, ck.Expires = -1, time.Unix(0, 0)
-	}
-	c.Cookie(ck)
+	w.settingsCookie(c, cookieNewKey, value, maxAge)
 }
 
 // takeNewKey returns the key a createKey just made, once, if it is one of
@@ -158,30 +154,6 @@ func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
 		}
 	}
 	return ""
-}
-
-// sendTestEvent sends a test event to the account's receivers and shows
-// how each answered, in the receiver section.
-func (w *Web) sendTestEvent(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
-		return err
-	}
-	res, err := w.deps.Recordings.SendTestEvent(c.UserContext(), v.Account.ID)
-	if err != nil && !errors.Is(err, domain.ErrValidation) {
-		return w.serverError(c, err)
-	}
-	vw := w.newView(c, v, "set.title", "settings")
-	vw.Path = Prefix + "/settings" // a language switch must not repeat the POST
-	return w.renderSettings(c, v, vw, func(d *settingsData) {
-		d.Tests = res
-		if err != nil {
-			d.TestError = invalidText(vw.Lang, err)
-		}
-	})
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {

@@ -19,6 +19,9 @@ type teamData struct {
 	Link, LinkFor, LinkKind string
 	Email                   string // the invitation form's value after an error
 	Roles                   []domain.Role
+	// Mailed: the link was e-mailed too; MailFailed: e-mail is on but
+	// the relay refused it (copy the link instead). Mail: e-mail is on.
+	Mailed, MailFailed, Mail bool
 }
 
 // team is GET /app/team: the account's people; owners invite, change roles,
@@ -41,6 +44,7 @@ func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) err
 		return w.serverError(c, err)
 	}
 	d.Account, d.Members, d.Owner, d.Roles = v.Account, ms, v.User.Role == domain.RoleOwner, []domain.Role{domain.RoleMember, domain.RoleOwner}
+	d.Mail = w.deps.Letters.Enabled()
 	vw.Data = &d
 	vw.Path = Prefix + "/team" // a language switch must not repeat a POST
 	return w.render(c, "team", vw)
@@ -89,7 +93,14 @@ func (w *Web) invite(c *fiber.Ctx) error {
 		return w.teamError(c, v, err, teamData{Email: f.Get("email")})
 	}
 	vw := w.newView(c, v, "team.title", "team")
-	return w.renderTeam(c, v, vw, teamData{Link: w.link("/app/invite/" + url.PathEscape(token)), LinkFor: u.Email, LinkKind: "invite"})
+	u.Lang = string(parseLang(f.Get("lang")))
+	if f.Get("lang") == "" {
+		u.Lang = string(vw.Lang)
+	}
+	w.rememberLang(c, u.ID, Lang(u.Lang))
+	d := teamData{Link: w.link(app.InvitePath(token)), LinkFor: u.Email, LinkKind: "invite"}
+	w.mailLink(c, v, &d, u, token, true)
+	return w.renderTeam(c, v, vw, d)
 }
 
 // setRole is POST /app/team/{id}/role.
@@ -148,17 +159,13 @@ func (w *Web) resetLink(c *fiber.Ctx) error {
 	if invited {
 		d.LinkKind = "invite"
 	}
+	w.mailLink(c, v, &d, u, token, invited)
 	return w.renderTeam(c, v, w.newView(c, v, "team.title", "team"), d)
 }
 
 // ResetPath is the web application's path of a reset token: the reset
 // page, or the invitation page for a person who has not accepted theirs.
-func ResetPath(token string, invited bool) string {
-	if invited {
-		return Prefix + "/invite/" + url.PathEscape(token)
-	}
-	return Prefix + "/reset/" + url.PathEscape(token)
-}
+func ResetPath(token string, invited bool) string { return app.ResetPath(token, invited) }
 
 // link is an absolute address on this service.
 func (w *Web) link(path string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,10 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		return w.jsonError(c, fiber.StatusUnprocessableEntity, domain.JobFailure(err.Error()).Code, msg, nil)
 	}
 	body, err := createBody(f.Get("type"), f.Get("checklistId"), f.Get("metadata"))
+	var bad *badMetadataLine
+	if errors.As(err, &bad) {
+		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", tf(lang, "up.err.metadata.line", bad.n, clipRunes(bad.text, 60)), nil)
+	}
 	if err != nil {
 		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", text(lang, "up.err.metadata"), nil)
 	}
@@ -75,7 +80,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		}
 		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
 	}
-	res, err := w.deps.Create.Handle(c.UserContext(), app.Principal{Account: v.Account}, body)
+	res, err := w.deps.Create.HandleFile(c.UserContext(), app.Principal{Account: v.Account}, body, f.Get("filename"))
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrConflict): // too many jobs waiting for their upload
@@ -103,7 +108,7 @@ func createBody(typ, checklist, metadata string) ([]byte, error) {
 		req["metadata"] = json.RawMessage(m)
 	} else if m != "" {
 		obj := map[string]string{}
-		for _, line := range strings.Split(m, "\n") {
+		for i, line := range strings.Split(m, "\n") {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
@@ -112,7 +117,7 @@ func createBody(typ, checklist, metadata string) ([]byte, error) {
 				k, val, ok = strings.Cut(line, ":")
 			}
 			if !ok || strings.TrimSpace(k) == "" {
-				return nil, errors.New("metadata line without key = value")
+				return nil, &badMetadataLine{n: i + 1, text: strings.TrimSpace(line)}
 			}
 			obj[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
@@ -132,4 +137,15 @@ func (w *Web) jsonError(c *fiber.Ctx, status int, code, msg string, cause error)
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Status(status).JSON(fiber.Map{"error": msg, "code": code})
+}
+
+// badMetadataLine is a metadata line that is not "key = value": the form
+// names it (1-based, counting blank lines, as the person sees them).
+type badMetadataLine struct {
+	n    int
+	text string
+}
+
+func (e *badMetadataLine) Error() string {
+	return fmt.Sprintf("metadata line %d (%q) is not key = value", e.n, e.text)
 }

@@ -126,7 +126,20 @@ func TestKeyCreationIsPostRedirectGet(t *testing.T) {
 func TestSendTestEvent(t *testing.T) {
 	s := newSite(t, web.Config{})
 	ck, csrf, acct := s.signUp("a@example.am")
-	send := func() resp { return s.do("POST", "/app/settings/test-event", url.Values{"_csrf": {csrf}}, ck) }
+	// Post/redirect/get: the POST sends and redirects; the page it
+	// redirects to shows the outcome, carried by a cookie.
+	send := func() resp {
+		r := s.do("POST", "/app/settings/test-event", url.Values{"_csrf": {csrf}}, ck)
+		if r.code != 303 || r.header.Get("Location") != "/app/settings#receiver" {
+			t.Fatalf("Send test event: %d to %q, want 303 to the receiver section", r.code, r.header.Get("Location"))
+		}
+		v, _ := cookieValue(r, "hyscribe_testevent")
+		with := map[string]string{"hyscribe_testevent": v}
+		for k, v := range ck {
+			with[k] = v
+		}
+		return s.do("GET", "/app/settings", nil, with)
+	}
 	if r := send(); r.code != 200 || !strings.Contains(r.body, `id="test-result"`) || !strings.Contains(r.body, "Կարգավորումներում") && !strings.Contains(r.body, "webhook") {
 		t.Fatalf("without a receiver: %d, want the page saying there is none", r.code)
 	}

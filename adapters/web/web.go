@@ -64,6 +64,10 @@ type Config struct {
 	// not this service (S3-compatible storage): the browser PUTs files
 	// there, so the Content-Security-Policy must allow it.
 	UploadOrigin string
+	// TrialSeconds is the audio a sign-up starts with on the Business plan
+	// (HYSCRIBE_TRIAL_SECONDS; 0: none, the operator activates accounts),
+	// told on the sign-up page.
+	TrialSeconds float64
 }
 
 // Deps are the use cases the pages call.
@@ -89,6 +93,13 @@ type Deps struct {
 	Team       *app.Team
 	Usage      *app.Usage
 	OpenAPI    []byte
+
+	// Delete deletes recordings as the API does (nil: no deleting in the
+	// web application).
+	Delete *app.DeleteJob
+	// Letters e-mails invitations, reset links and "Forgot password?"
+	// (nil or without a mailer: links are copied by hand).
+	Letters *app.Letters
 }
 
 // Web serves the pages.
@@ -184,6 +195,9 @@ func (w *Web) Register(r fiber.Router) {
 	r.Get("/recordings/:docId/audio", w.audio)
 	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
 	r.Get("/recordings/:docId/export/:format", w.exportRecording)
+	r.Post("/recordings/bulk", w.bulk)
+	r.Post("/recordings/:docId/delete", w.deleteRecording)
+	r.Post("/recordings/:docId/upload-url", w.uploadURL)
 	r.Post("/settings/retention", w.saveRetention)
 	r.Post("/settings/calls", w.saveCalls)
 	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
@@ -192,6 +206,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/settings/keys", w.createKey)
 	r.Post("/settings/keys/:id/revoke", w.revokeKey)
 	r.Post("/settings/secret", w.generateSecret)
+	r.Post("/settings/secret/hide", w.hideSecret)
 	r.Post("/settings/test-event", w.sendTestEvent)
 	r.Get("/checklists", w.checklists)
 	r.Get("/checklists/new", w.newChecklist)
@@ -210,6 +225,8 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/team/:id/reset", w.resetLink)
 	r.Get("/password", w.passwordPage)
 	r.Post("/password", w.changePassword)
+	r.Get("/forgot", w.forgotPage)
+	r.Post("/forgot", w.forgot)
 	r.Get("/reset/:token", w.resetPage)
 	r.Post("/reset/:token", w.resetPassword)
 	r.Get("/api", w.apiPage)

@@ -50,6 +50,7 @@ type siteStore interface {
 	ports.Stores
 	ports.TeamStore
 	ports.UsageReader
+	ports.JobDeleter
 }
 
 func newSite(t testing.TB, cfg web.Config) *site {
@@ -89,7 +90,8 @@ func newSiteWith(t testing.TB, cfg web.Config, st siteStore, hasher ports.Passwo
 	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
 		Recordings: app.NewRecordings(st, st, st, st, st, st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
 		Create:     app.NewCreateJob(st, st, blob.NewSigner(cfg.PublicURL, []byte("test secret")), clock, time.Hour),
-		CheckAudio: mp3.CheckHead, Team: app.NewTeam(people, st), Usage: app.NewUsage(st, clock), OpenAPI: httpapi.OpenAPI()})
+		CheckAudio: mp3.CheckHead, Team: app.NewTeam(people, st), Usage: app.NewUsage(st, clock), OpenAPI: httpapi.OpenAPI(),
+		Delete: app.NewDeleteJob(st, blobs, clock, nil)})
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	w.Register(a.Group(web.Prefix))
 	return &site{t: t, app: a, store: st, blobs: blobs, people: people}

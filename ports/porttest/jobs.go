@@ -16,6 +16,7 @@ var jobTests = []subtest{
 	{"CreateGetRoundTrip", func(t *testing.T, s Stores) {
 		acct := newAccount(t, s, "acc", 60_000)
 		full, evs := transcribedJob(t, "doc-full", &acct)
+		full.Filename = "զանգ 2026-03-01 «Ա».mp3" // the uploaded file's name, kept as given
 		createJob(t, s, full, evs)
 		wantJob(t, must(s.GetJob(ctxOf(t), full.ID)), full)
 

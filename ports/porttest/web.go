@@ -89,6 +89,17 @@ var userTests = []subtest{
 		wantErr(t, err, domain.ErrNotFound, "the user of a refused SignUp")
 		wantAccount(t, must(s.GetAccount(ctxOf(t), a.ID)), a)
 	}},
+	{"UserLanguageRoundTrip", func(t *testing.T, s Stores) {
+		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
+		member := invitedUser("u-2", a.ID, "bob@example.am")
+		member.Lang = "en"
+		noErr(t, s.CreateUser(ctxOf(t), member))
+		wantUser(t, must(s.FindUser(ctxOf(t), ports.UserKey{ID: "u-2"})), member)
+		noErr(t, s.UpdateUser(ctxOf(t), "u-1", func(u *domain.User) error { u.Lang = "hy"; return nil }))
+		if got := must(s.FindUser(ctxOf(t), ports.UserKey{ID: "u-1"})); got.Lang != "hy" {
+			t.Fatalf("Lang after UpdateUser = %q, want hy", got.Lang)
+		}
+	}},
 	{"CreateUser", func(t *testing.T, s Stores) {
 		a := signUp(t, s, "acc", sampleUser("u-1", "", "anna@example.am"))
 		member := sampleUser("u-2", a.ID, "bob@example.am")
@@ -425,6 +436,7 @@ var jobListTests = []subtest{
 		createJob(t, s, full, evs)
 		failed, evs := uploadingJob("doc-failed", acct.ID, t0)
 		failed.Status, failed.Error = domain.StatusFailed, "the upload is not an MP3"
+		failed.Filename = "զանգ-17.mp3" // the history's title until there is one
 		createJob(t, s, failed, evs)
 		for _, search := range []string{"", "պատվեր"} {
 			jobs, total, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID, Search: search})

@@ -18,7 +18,7 @@ import (
 var JobCols = []string{
 	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
 	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives", "checklist_version",
+	"language_code", "error", "redrives", "checklist_version", "filename",
 	"speakers",
 }
 
@@ -58,7 +58,7 @@ func JobRow(j domain.Job) ([]any, error) {
 		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
 		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
 		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion,
+		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion, j.Filename,
 		speakers,
 		searchText(j),
 	}, nil
@@ -78,7 +78,7 @@ func (r *JobScan) Dest() []any {
 	j := &r.j
 	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
 		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion,
+		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion, &j.Filename,
 		&r.speakers}
 }
 
@@ -145,7 +145,7 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 // order, given the store's expression for the audio's duration as JSON
 // text (nothing else of the audio details is read).
 func ListedCols(duration string) string {
-	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, " + duration
+	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, filename, " + duration
 }
 
 // ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
@@ -160,7 +160,7 @@ type ListedScan struct {
 // Dest lists the scan destinations of ListedCols.
 func (r *ListedScan) Dest() []any {
 	l := &r.l
-	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &r.duration}
+	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration}
 }
 
 // Listed decodes the scanned row.
@@ -234,7 +234,7 @@ func ScanAccount(sc Scanner) (domain.Account, error) {
 
 // UserCols are a user's columns.
 var UserCols = []string{
-	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at",
+	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at", "lang",
 }
 
 // UserRow lists u's values in UserCols order. No invitation expiry is NULL.
@@ -243,7 +243,7 @@ func UserRow(u domain.User) []any {
 	if !u.InviteExpiresAt.IsZero() {
 		invExpires = ToNullMs(&u.InviteExpiresAt)
 	}
-	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, ToMs(u.CreatedAt)}
+	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, ToMs(u.CreatedAt), u.Lang}
 }
 
 // ScanUser reads one user row (UserCols).
@@ -251,7 +251,7 @@ func ScanUser(sc Scanner) (domain.User, error) {
 	var u domain.User
 	var invExpires *int64
 	var created int64
-	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created); err != nil {
+	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created, &u.Lang); err != nil {
 		return domain.User{}, err
 	}
 	if t := FromNullMs(invExpires); t != nil {

@@ -140,6 +140,12 @@
         if (!window.confirm(f.getAttribute("data-confirm"))) ev.preventDefault();
       });
     });
+    // A button of a form that also does harmless things asks for itself.
+    document.querySelectorAll("button[data-confirm]").forEach(function (b) {
+      b.addEventListener("click", function (ev) {
+        if (!window.confirm(b.getAttribute("data-confirm"))) ev.preventDefault();
+      });
+    });
   }
 
   // Copy buttons next to a new key; the button says so once it copied
@@ -157,7 +163,38 @@
     });
   }
 
+  // On a phone the header's menu and the history's filters start folded
+  // behind a button each (the search stays), so the first screen shows
+  // recordings; a filter in use keeps its form open.
+  function folds() {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 720px)").matches) return;
+    function fold(box, cls, label, expanded) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "secondary " + cls;
+      b.textContent = label;
+      b.setAttribute("aria-expanded", expanded ? "true" : "false");
+      box.classList.add("folds");
+      if (!expanded) box.classList.add("folded");
+      b.addEventListener("click", function () {
+        var open = box.classList.toggle("folded") === false;
+        b.setAttribute("aria-expanded", open ? "true" : "false");
+      });
+      return b;
+    }
+    var header = document.querySelector("header.top");
+    if (header && header.querySelector("nav") && header.getAttribute("data-menu")) {
+      header.insertBefore(fold(header, "menu-toggle", header.getAttribute("data-menu"), false), header.querySelector("nav"));
+    }
+    var filters = document.querySelector("form.filters");
+    if (filters && filters.getAttribute("data-more")) {
+      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date]"), function (i) { return i.value; });
+      filters.appendChild(fold(filters, "filters-toggle", filters.getAttribute("data-more"), used));
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    folds();
     seekable();
     editor();
     confirms();

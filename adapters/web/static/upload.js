@@ -66,6 +66,7 @@
       body.set("checklistId", form.elements["checklistId"].value);
       body.set("metadata", form.elements["metadata"].value);
       body.set("size", String(item.file.size));
+      body.set("filename", item.file.name);
       body.set("head", base64(head));
       return fetch(form.getAttribute("action"), {
         method: "POST", credentials: "same-origin", body: body,
@@ -98,9 +99,48 @@
         }
         resolve();
       });
-      xhr.addEventListener("error", function () { fail(item, msg("network")); resolve(); });
+      xhr.addEventListener("error", function () { interrupted(item, url); resolve(); });
       xhr.send(item.file);
     });
+  }
+
+  // interrupted offers what to do with a job whose file did not arrive
+  // (the network dropped): send it again to the same address, still valid
+  // for the upload window, or cancel, which deletes the waiting job.
+  function interrupted(item, url) {
+    fail(item, msg("network"));
+    item.li.setAttribute("data-result", "interrupted");
+    var retry = document.createElement("button");
+    retry.type = "button";
+    retry.className = "secondary retry";
+    retry.textContent = msg("retry");
+    var cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "danger cancel";
+    cancel.textContent = msg("cancel");
+    function done() { retry.remove(); cancel.remove(); }
+    retry.addEventListener("click", function () {
+      done();
+      item.li.classList.remove("refused");
+      item.state.removeAttribute("role");
+      item.state.textContent = msg("uploading");
+      put(item, url).then(refresh);
+    });
+    cancel.addEventListener("click", function () {
+      var body = new URLSearchParams();
+      body.set("_csrf", form.elements["_csrf"].value);
+      fetch("/app/recordings/" + encodeURIComponent(item.li.getAttribute("data-doc-id")) + "/delete", {
+        method: "POST", credentials: "same-origin", body: body, headers: { "Accept": "application/json" }
+      }).then(function (r) {
+        if (!r.ok) return;
+        done();
+        item.li.setAttribute("data-result", "cancelled");
+        item.state.textContent = msg("cancelled");
+        refresh();
+      });
+    });
+    item.li.appendChild(retry);
+    item.li.appendChild(cancel);
   }
 
   // refresh replaces the history with the server's current first page, so

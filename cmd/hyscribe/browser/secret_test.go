@@ -90,10 +90,13 @@ func TestGeneratedWebhookSecretInABrowser(t *testing.T) {
 		t.Fatalf("copy button hidden=%v copied %q, want the secret", copyHidden, copied)
 	}
 
-	// Shown once: later pages show the mask, never the secret.
+	// Shown until the owner hides it: later pages show the mask, never
+	// the secret.
 	mask := "whsec_••••••••" + secret[len(secret)-4:]
 	var html, shown string
 	run(t, b, "reload settings",
+		chromedp.Click("#hide-secret", chromedp.ByID),
+		chromedp.WaitNotPresent("#new-secret", chromedp.ByID),
 		chromedp.Navigate(s.base+"/app/settings"),
 		chromedp.WaitVisible("#secret-mask", chromedp.ByID),
 		chromedp.Text("#secret-mask", &shown, chromedp.ByID),

@@ -92,6 +92,8 @@ type Config struct {
 	SignUpSeconds float64 `env:"HYSCRIBE_SIGNUP_SECONDS" default:"0" check:"min=0" help:"their starting balance in audio seconds"`
 	WebTimezone   string  `env:"HYSCRIBE_WEB_TIMEZONE" default:"Asia/Yerevan" check:"timezone" help:"where the web application shows times (IANA zone)"`
 	CookieSecure  string  `env:"HYSCRIBE_COOKIE_SECURE" default:"auto" check:"oneof=auto|true|false" help:"Secure cookies; auto: when the public URL is https"`
+	TrialSeconds  float64 `env:"HYSCRIBE_TRIAL_SECONDS" default:"0" check:"min=0" help:"audio seconds a sign-up starts with on the Business plan; 0: the sign-up plan and seconds above"`
+	SMTPURL       string  `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
@@ -313,6 +315,9 @@ func checkField(fv reflect.Value, checks string) error {
 
 // validate holds the rules between variables.
 func (c Config) validate() error {
+	if err := c.checkMail(); err != nil {
+		return err
+	}
 	if c.S3() {
 		if c.S3AccessKey == "" || c.S3SecretKey == "" {
 			return errors.New("HYSCRIBE_S3_ENDPOINT is set: HYSCRIBE_S3_ACCESS_KEY and HYSCRIBE_S3_SECRET_KEY are required too")

@@ -84,6 +84,7 @@ type Service struct {
 	log       *slog.Logger
 	httpAddr  string
 	publicURL string
+	letters   *app.Letters // e-mail (HYSCRIBE_SMTP_URL); without a mailer it sends nothing
 	brokers   []string
 
 	store    storeCloser
@@ -201,6 +202,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if err != nil {
 		return nil, err
 	}
+	s.letters = s.newLetters(log)
 	s.webhooks = observeSender(webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log}), reg)
 
 	workCtx, cancel := context.WithCancel(context.Background())
@@ -293,6 +295,9 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	hasher := password.NewGate(password.Hasher{}, password.DefaultMemoryBudget, password.DefaultGateWait)
 	people := app.NewPeople(s.store, s.store, s.store, hasher, app.NewRateLimit(s.store, clock), clock)
 	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
+	if cfg.TrialSeconds > 0 { // the first hour works without an operator
+		people.SignUpPlan, people.SignUpSeconds = domain.PlanBusiness, cfg.TrialSeconds
+	}
 	// Expired sessions are refused when used; this only keeps the table small.
 	s.goBackground(func() {
 		tick := time.NewTicker(time.Hour)
@@ -329,7 +334,8 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 	// The scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is https.
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(strings.ToLower(s.publicURL), "https://"))
 	return web.New(web.Config{SecureCookies: secure, CreateLimit: cfg.CreateRateLimit, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
-		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin}, web.Deps{
+		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin,
+		TrialSeconds: cfg.TrialSeconds}, web.Deps{
 		People:     people,
 		Provision:  provision,
 		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
@@ -341,6 +347,8 @@ func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, cl
 		Team:       app.NewTeam(people, s.store),
 		Usage:      app.NewUsage(s.store, clock),
 		OpenAPI:    httpapi.OpenAPI(),
+		Letters:    s.letters,
+		Delete:     app.NewDeleteJob(s.store, blobs, clock, s.log),
 	}), nil
 }
 

@@ -159,6 +159,9 @@ func (s *Service) uploadsStage(env stageEnv) (*stageRun, error) {
 
 func (s *Service) processStage(env stageEnv) (*stageRun, error) {
 	uc := app.NewProcessAudio(s.store, env.blobs, mp3.Prober{}, env.clock, s.cfg.MaxDuration, env.log)
+	if s.letters.Enabled() {
+		uc.LowBalance = s.letters.LowBalance
+	}
 	return &stageRun{handler: uc.Handle}, nil
 }
 

@@ -1,0 +1,241 @@
+package web
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+// Owning a file from upload to deletion (issue 27): owners delete one
+// recording (an interrupted upload is cancelled the same way) or many, and
+// anyone signed in downloads a ZIP of chosen recordings' transcripts with
+// a CSV of their checklist scores.
+
+// MaxBulk is how many recordings one bulk action takes (a history page
+// shows at most 100).
+const MaxBulk = 200
+
+// deleteRecording is POST /app/recordings/{docId}/delete: the API's
+// deletion (the recording, its audio, transcript, analysis and deliveries
+// go; a tombstone stays). A script asking for JSON gets {"deleted": true}.
+func (w *Web) deleteRecording(c *fiber.Ctx) error {
+	if w.deps.Delete == nil {
+		return w.notFound(c)
+	}
+	v, ok, err := w.owner(c)
+	if !ok {
+		return err
+	}
+	if _, ok, err := w.postForm(c, v); !ok {
+		return err
+	}
+	err = w.deps.Delete.Delete(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), domain.DeletedOnRequest)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return w.notFound(c)
+	case err != nil:
+		return w.serverError(c, err)
+	}
+	if strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
+		return c.JSON(fiber.Map{"docId": c.Params("docId"), "deleted": true})
+	}
+	return c.Redirect(Prefix+"/recordings?deleted=1", fiber.StatusSeeOther)
+}
+
+// uploadURL is POST /app/recordings/{docId}/upload-url: a new signed
+// address for a recording still waiting for its file, so an upload cut
+// short can be sent again after the page was reloaded (the file picked
+// anew). JSON {"uploadUrl"}; 409 once the job no longer waits.
+func (w *Web) uploadURL(c *fiber.Ctx) error {
+	v, err := w.visitor(c)
+	lang := w.lang(c)
+	switch {
+	case err != nil:
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	case v == nil:
+		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
+	case v.User.Role != domain.RoleOwner:
+		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
+	}
+	f, err := w.form(c)
+	if err == nil {
+		err = checkCSRF(c, f, v)
+	}
+	if err != nil {
+		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
+	}
+	u, err := w.deps.Create.UploadURL(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return w.jsonError(c, fiber.StatusNotFound, "not_found", text(lang, "err.notfound.body"), nil)
+	case errors.Is(err, domain.ErrConflict):
+		return w.jsonError(c, fiber.StatusConflict, "not_waiting", text(lang, "up.err.notwaiting"), nil)
+	case err != nil:
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(fiber.Map{"uploadUrl": u})
+}
+
+// bulk is POST /app/recordings/bulk: the history's chosen rows (doc,
+// repeated) with action "delete" (owners) or "export" (a ZIP in format).
+func (w *Web) bulk(c *fiber.Ctx) error {
+	v, ok, err := w.signedIn(c)
+	if !ok {
+		return err
+	}
+	f, ok, err := w.postForm(c, v)
+	if !ok {
+		return err
+	}
+	var docs []domain.DocID
+	seen := map[string]bool{}
+	for _, d := range f["doc"] {
+		if d != "" && !seen[d] && domain.PlausibleID(d) {
+			seen[d] = true
+			docs = append(docs, domain.DocID(d))
+		}
+	}
+	lang := w.lang(c)
+	if len(docs) == 0 || len(docs) > MaxBulk {
+		vw := w.newView(c, v, "err.title", "recordings")
+		vw.Status, vw.Error = fiber.StatusBadRequest, tf(lang, "bulk.err.count", MaxBulk)
+		return w.render(c, "error", vw)
+	}
+	switch f.Get("action") {
+	case "delete":
+		if v.User.Role != domain.RoleOwner || w.deps.Delete == nil {
+			vw := w.newView(c, v, "err.forbidden", "")
+			vw.Status, vw.Error = fiber.StatusForbidden, text(lang, "set.owneronly")
+			return w.render(c, "error", vw)
+		}
+		n := 0
+		for _, d := range docs {
+			err := w.deps.Delete.Delete(c.UserContext(), v.Account.ID, d, domain.DeletedOnRequest)
+			if errors.Is(err, domain.ErrNotFound) {
+				continue // another account's, or deleted meanwhile: the same to this page
+			}
+			if err != nil {
+				return w.serverError(c, err)
+			}
+			n++
+		}
+		return c.Redirect(Prefix+"/recordings?deleted="+strconv.Itoa(n), fiber.StatusSeeOther)
+	case "export":
+		format, err := domain.ParseExportFormat(f.Get("format"))
+		if err != nil {
+			return w.formError(c, v, err)
+		}
+		body, err := w.exportZip(c, v, docs, format)
+		if err != nil {
+			return w.serverError(c, err)
+		}
+		name := "hyscribe-" + time.Now().In(w.zoneOf(v)).Format("2006-01-02-1504") + ".zip"
+		c.Set(fiber.HeaderContentType, "application/zip")
+		c.Set(fiber.HeaderContentDisposition, domain.ContentDisposition(name))
+		c.Set(fiber.HeaderCacheControl, "private, no-store")
+		return c.Send(body)
+	}
+	return w.formError(c, v, errors.New("unknown action"))
+}
+
+// exportZip writes the chosen recordings' transcripts in format (those
+// transcribed; names from the uploaded files, made unique) and
+// scores.csv, one row per chosen recording of the account.
+func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, format domain.ExportFormat) ([]byte, error) {
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	var table bytes.Buffer
+	table.WriteString("\ufeff") // spreadsheets read the Armenian as UTF-8
+	cw := csv.NewWriter(&table)
+	_ = cw.Write([]string{"docId", "file", "title", "created", "status", "checklist", "yes", "questions", "score", "transcript"})
+	used := map[string]int{}
+	for _, d := range docs {
+		rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, d)
+		if errors.Is(err, domain.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		j := rec.Job
+		file := ""
+		if j.Status == domain.StatusTranscribed {
+			ex, err := w.deps.Recordings.Export(c.UserContext(), v.Account.ID, d, string(format))
+			if err != nil {
+				return nil, fmt.Errorf("export %s: %w", d, err)
+			}
+			file = uniqueName(used, ex.Name)
+			fw, err := z.CreateHeader(&zip.FileHeader{Name: file, Method: zip.Deflate, Modified: j.CreatedAt, NonUTF8: false})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := fw.Write(ex.Body); err != nil {
+				return nil, err
+			}
+		}
+		row := []string{string(j.ID), j.Filename, j.Title, j.CreatedAt.In(w.zoneOf(v)).Format("2006-01-02 15:04:05"), string(j.Status), "", "", "", "", file}
+		if a := rec.Analysis; a != nil && a.Status == domain.AnalysisOK {
+			sc := rec.Score // domain.ScoreOf: the score every page shows
+			row[5], row[6], row[7], row[8] = a.ChecklistName, strconv.Itoa(sc.Yes), strconv.Itoa(sc.Of), strconv.FormatFloat(sc.Value, 'f', 2, 64)
+		}
+		_ = cw.Write(safeCells(row))
+	}
+	cw.Flush()
+	fw, err := z.Create("scores.csv")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fw.Write(table.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// uniqueName keeps two recordings of one file name apart: "a.srt",
+// "a (2).srt", …
+func uniqueName(used map[string]int, name string) string {
+	used[name]++
+	if used[name] == 1 {
+		return name
+	}
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		name, ext = name[:i], name[i:]
+	}
+	return uniqueName(used, fmt.Sprintf("%s (%d)%s", name, used[name+ext], ext))
+}
+
+// safeCells keeps a spreadsheet from running a cell as a formula: a cell
+// starting with = + - @ or a tab or carriage return gets a leading
+// apostrophe (OWASP's CSV injection advice).
+func safeCells(row []string) []string {
+	for i, s := range row {
+		if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+			row[i] = "'" + s
+		}
+	}
+	return row
+}
+
+// deletedFlash is the history's note after a deletion.
+func deletedFlash(lang Lang, q string) string {
+	n, err := strconv.Atoi(q)
+	if err != nil || n < 0 {
+		return ""
+	}
+	return tf(lang, "bulk.deleted", n)
+}

@@ -1,0 +1,92 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// "Forgot password?" limits: requests per minute per client address and
+// per e-mail address, so the form can neither flood someone's inbox nor
+// be used to probe many addresses quickly.
+const (
+	ForgotPerIP    = 10
+	ForgotPerEmail = 3
+	scopeForgotIP  = "forgot-ip"
+	scopeForgotEm  = "forgot-email"
+)
+
+// ForgotPassword e-mails a one-time reset link to the person with that
+// address (a renewed invitation to one who never accepted theirs), in
+// their language, or lang when they have none yet. It answers the same for
+// a known and an unknown address: nil, with the e-mail sent in the
+// background, so neither the answer nor its time tells which addresses
+// have users. A malformed address is a validation error; too many
+// requests are domain.ErrRateLimited. Without e-mail it does nothing.
+func (uc *Team) ForgotPassword(ctx context.Context, letters *Letters, email, clientIP, lang string) error {
+	norm, err := domain.NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	if err := uc.people.limit.Allow(ctx, scopeForgotIP, clientIP, ForgotPerIP); err != nil {
+		return err
+	}
+	if err := uc.people.limit.Allow(ctx, scopeForgotEm, norm, ForgotPerEmail); err != nil {
+		return err
+	}
+	if !letters.Enabled() {
+		return nil
+	}
+	go func() {
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := uc.mailReset(bg, letters, norm, lang); err != nil {
+			letters.log.Warn("forgot password: no e-mail sent", "err", err)
+		}
+	}()
+	return nil
+}
+
+func (uc *Team) mailReset(ctx context.Context, letters *Letters, email, lang string) error {
+	if _, err := uc.people.users.FindUser(ctx, ports.UserKey{Email: email}); errors.Is(err, domain.ErrNotFound) {
+		return nil // nobody: nothing to send, and nothing to say
+	} else if err != nil {
+		return fmt.Errorf("forgot password: %w", err)
+	}
+	u, token, invited, err := uc.ResetLink(ctx, "", email)
+	if err != nil {
+		return fmt.Errorf("forgot password: %w", err)
+	}
+	if u.Lang == "" {
+		u.Lang = lang
+	}
+	a, err := uc.people.accounts.GetAccount(ctx, u.AccountID)
+	if err != nil {
+		return fmt.Errorf("forgot password: %w", err)
+	}
+	return letters.Reset(ctx, u, a.Name, token, invited)
+}
+
+// SetLanguage records the language a person reads the web application
+// and its e-mail in ("hy" or "en"; anything else is Armenian).
+func (uc *People) SetLanguage(ctx context.Context, userID, lang string) error {
+	lang = letterLang(strings.TrimSpace(lang))
+	err := uc.users.UpdateUser(ctx, userID, func(u *domain.User) error {
+		if u.Lang == lang {
+			return errUnchanged
+		}
+		u.Lang = lang
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
+}
+
+var errUnchanged = errors.New("unchanged")
