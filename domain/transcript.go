@@ -23,12 +23,17 @@ type Word struct {
 }
 
 // Recognition is what a speech engine returns for one piece of audio.
+// Text is the engine's own text, punctuation and word boundaries as it
+// wrote them; Segments and Words carry the times it gave. An engine that
+// gave no times at all (text only) sets NoTimestamps; its Segments are
+// then one segment over the whole piece.
 type Recognition struct {
-	Text     string
-	Language string
-	Duration float64
-	Segments []Segment
-	Words    []Word
+	Text         string
+	Language     string
+	Duration     float64
+	Segments     []Segment
+	Words        []Word
+	NoTimestamps bool
 }
 
 // SpeakerLabel is the spec's inline label word ("Խոսնակ 1:").
