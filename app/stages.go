@@ -92,6 +92,8 @@ type TranscribeAudio struct {
 	limits     ports.ChunkLimits
 	parallel   int // pieces of one recording recognised at once
 	log        *slog.Logger
+	utter      *utterances   // nil: calls from engines without times keep one segment per answer
+	budget     time.Duration // 0: no bound on a job's recognition
 }
 
 // TranscribeOption configures TranscribeAudio.
@@ -145,7 +147,9 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		case cur.Recognizing():
 			return nil, errRecognizing
 		}
-		return cur.StartConverting(uc.clock.Now())
+		evs, err := cur.StartConverting(uc.clock.Now())
+		j = *cur // converting since its UpdatedAt: the budget counts from there
+		return evs, err
 	})
 	switch {
 	case errors.Is(err, errReplay) || errors.Is(err, domain.ErrInvalidTransition):
@@ -153,7 +157,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	case err != nil && !errors.Is(err, errRecognizing):
 		return ignoreMissing(err, "transcribe")
 	}
-	text, segs, err := uc.recognize(ctx, j)
+	text, segs, err := uc.recognizeWithinBudget(ctx, j)
 	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
 		err = audioMissing(ctx, uc.log, uc.jobs, StageTranscribe, j, err)
 	}
@@ -181,13 +185,29 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 		return uc.recognizeStereoCall(ctx, j)
 	}
 	var turns []domain.Turn
+	var wav string // the decoded mono call, while it is diarized and recognised
 	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
 		var err error
-		if turns, err = uc.diarize(ctx, j); err != nil {
+		var done func()
+		if wav, done, err = uc.decodeMono(ctx, j); err != nil {
 			return "", nil, err
+		}
+		defer done()
+		if turns, err = uc.diarizer.Diarize(ctx, wav); err != nil {
+			return "", nil, fmt.Errorf("transcribe: %w", err)
 		}
 		if len(turns) == 0 {
 			return "", nil, domain.Permanent(domain.ErrNoSpeech)
+		}
+		if uc.utter != nil && uc.utter.cutFirst() {
+			// An engine without times: every utterance sent alone,
+			// each with its speaker.
+			segs, err := uc.recognizeUtterances(ctx, j, wav, turns)
+			if err != nil {
+				return "", nil, err
+			}
+			segs = domain.NumberSpeakers(segs)
+			return domain.FormatPhoneCall(segs), segs, nil
 		}
 	}
 	rec, err := uc.recognizeRecording(ctx, j)
@@ -202,10 +222,18 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 		for i := range segs {
 			segs[i].Speaker = ""
 		}
-		return domain.PlainText(segs), segs, nil
+		return singleVoiceText(rec, segs), segs, nil
 	}
 	switch {
 	case labelled(segs): // the engine told the speakers apart itself
+	case uc.diarizer != nil && len(rec.Words) > 0:
+		segs = domain.AssignSpeakersToText(rec.Text, rec.Words, turns)
+	case uc.diarizer != nil && uc.utter != nil && strings.TrimSpace(rec.Text) != "":
+		// Text without word times: cut into utterances after all.
+		uc.utter.sawNoWords(uc.log, "mono call")
+		if segs, err = uc.recognizeUtterances(ctx, j, wav, turns); err != nil {
+			return "", nil, err
+		}
 	case uc.diarizer != nil:
 		segs = domain.AssignSpeakers(segs, rec.Words, turns)
 	default:
@@ -215,30 +243,29 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 	return domain.FormatPhoneCall(segs), segs, nil
 }
 
-// diarize decodes a mono recording and finds its two speakers' turns.
-func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.Turn, error) {
+// decodeMono decodes a mono recording to a WAV file that done removes.
+func (uc *TranscribeAudio) decodeMono(ctx context.Context, j domain.Job) (wav string, done func(), err error) {
 	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
 	if err != nil {
-		return nil, fmt.Errorf("transcribe: temp dir: %w", err)
+		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	done = func() { os.RemoveAll(dir) }
 	r, err := uc.blobs.Open(ctx, j.BlobKey)
 	if err != nil {
-		return nil, fmt.Errorf("transcribe: open audio: %w", err)
+		done()
+		return "", nil, fmt.Errorf("transcribe: open audio: %w", err)
 	}
 	paths, err := uc.splitter.SplitChannels(ctx, r, dir)
 	r.Close()
 	if err != nil {
-		return nil, err
+		done()
+		return "", nil, err
 	}
 	if len(paths) != 1 {
-		return nil, domain.WrongChannels("mono", len(paths))
+		done()
+		return "", nil, domain.WrongChannels("mono", len(paths))
 	}
-	turns, err := uc.diarizer.Diarize(ctx, paths[0])
-	if err != nil {
-		return nil, fmt.Errorf("transcribe: %w", err)
-	}
-	return turns, nil
+	return paths[0], done, nil
 }
 
 // recognizeRecording sends the recording to the engine (see recognizeFiles).
@@ -259,7 +286,7 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 // absolute times. A file the chunker finds silent throughout is recognised
 // as nothing without a request; that is domain.ErrNoSpeech only when every
 // file is.
-func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
+func (uc *TranscribeAudio) recognizeFilesWithin(ctx context.Context, j domain.Job, files []ports.AudioFile, limits ports.ChunkLimits) ([]domain.Recognition, error) {
 	type piece struct {
 		file  int
 		audio ports.AudioFile
@@ -281,7 +308,7 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 		}
 		dir := filepath.Join(tmp, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
 		defer os.RemoveAll(dir)
-		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, uc.limits)
+		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, limits)
 		if errors.Is(err, domain.ErrNoSpeech) {
 			if silent++; silent == len(files) {
 				return nil, err
@@ -384,23 +411,31 @@ func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job
 	if len(paths) != 2 {
 		return "", nil, domain.WrongChannels("stereo", len(paths))
 	}
-	var files []ports.AudioFile
-	for i, p := range paths {
-		files = append(files, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+	var chans [2][]domain.Segment
+	if uc.utter != nil && uc.utter.cutFirst() {
+		// An engine without times: each channel's utterances sent alone.
+		for i, p := range paths {
+			if chans[i], err = uc.recognizeUtterances(ctx, j, p, nil); err != nil {
+				return "", nil, err
+			}
+		}
+	} else {
+		var files []ports.AudioFile
+		for i, p := range paths {
+			files = append(files, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		}
+		recs, err := uc.recognizeFiles(ctx, j, files)
+		if err != nil {
+			return "", nil, err
+		}
+		for i, r := range recs {
+			if chans[i], err = uc.channelSegments(ctx, j, paths[i], r); err != nil {
+				return "", nil, err
+			}
+		}
 	}
-	recs, err := uc.recognizeFiles(ctx, j, files)
-	if err != nil {
-		return "", nil, err
-	}
-	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
+	segs := domain.NumberSpeakers(domain.MergeChannels(chans[0], chans[1], "L", "R"))
 	return domain.FormatPhoneCall(segs), segs, nil
-}
-
-func channelSegments(r domain.Recognition) []domain.Segment {
-	if len(r.Segments) == 0 && strings.TrimSpace(r.Text) != "" {
-		return []domain.Segment{{Start: 0, End: r.Duration, Text: strings.TrimSpace(r.Text)}}
-	}
-	return r.Segments
 }
 
 // EnrichTranscript is stage enrich: title, summary and language; converting → transcribed.
