@@ -3,9 +3,12 @@ package cli
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/asr"
 	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
 	// machine without /usr/share/zoneinfo (a scratch container).
 	_ "time/tzdata"
@@ -42,6 +45,9 @@ type Config struct {
 	ASRConcurrency      int           // HYSCRIBE_ASR_CONCURRENCY: requests in flight to the engine, per process
 	ASRBreakerFailures  int           // HYSCRIBE_ASR_BREAKER_FAILURES: consecutive failures that open the circuit
 	ASRBreakerOpenFor   time.Duration // HYSCRIBE_ASR_BREAKER_OPEN_FOR: wait before a trial request
+	ASRProfile          string        // HYSCRIBE_ASR_PROFILE: the engine's kind (asr.Profiles); auto: from the URL
+	ASRTimeout          time.Duration // HYSCRIBE_ASR_TIMEOUT: one request to the engine, upload and answer
+	ASRJobBudget        time.Duration // HYSCRIBE_ASR_JOB_BUDGET: a job's whole recognition; then it fails
 	LLMURL              string        // HYSCRIBE_LLM_URL
 	LLMAPIKey           string        // HYSCRIBE_LLM_API_KEY
 	LLMModel            string        // HYSCRIBE_LLM_MODEL
@@ -101,12 +107,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ClickHouseDSN:       p.str("CLICKHOUSE_DSN", ""),
 		ASRURL:              strings.TrimRight(p.str("HYSCRIBE_ASR_URL", ""), "/"),
 		ASRAPIKey:           p.str("HYSCRIBE_ASR_API_KEY", ""),
-		ASRModel:            p.str("HYSCRIBE_ASR_MODEL", "whisper-1"),
+		ASRModel:            p.str("HYSCRIBE_ASR_MODEL", ""),
 		ASRMaxChunk:         time.Duration(p.int("HYSCRIBE_ASR_MAX_CHUNK_SECONDS", 600)) * time.Second,
 		ASRMaxChunkBytes:    int64(p.int("HYSCRIBE_ASR_MAX_CHUNK_BYTES", 24<<20)),
 		ASRConcurrency:      p.int("HYSCRIBE_ASR_CONCURRENCY", 4),
 		ASRBreakerFailures:  p.int("HYSCRIBE_ASR_BREAKER_FAILURES", 5),
 		ASRBreakerOpenFor:   p.dur("HYSCRIBE_ASR_BREAKER_OPEN_FOR", 30*time.Second),
+		ASRProfile:          p.str("HYSCRIBE_ASR_PROFILE", "auto"),
+		ASRTimeout:          p.dur("HYSCRIBE_ASR_TIMEOUT", 10*time.Minute),
+		ASRJobBudget:        p.dur("HYSCRIBE_ASR_JOB_BUDGET", time.Hour),
 		LLMURL:              strings.TrimRight(p.str("HYSCRIBE_LLM_URL", ""), "/"),
 		LLMAPIKey:           p.str("HYSCRIBE_LLM_API_KEY", ""),
 		LLMModel:            p.str("HYSCRIBE_LLM_MODEL", "gpt-4o-mini"),
@@ -152,6 +161,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.ASRMaxChunk < 0 || c.ASRMaxChunkBytes < 0 || c.ASRConcurrency <= 0 || c.ASRBreakerFailures <= 0 || c.ASRBreakerOpenFor <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_ASR_MAX_CHUNK_SECONDS and HYSCRIBE_ASR_MAX_CHUNK_BYTES must not be negative (0: no limit); HYSCRIBE_ASR_CONCURRENCY, HYSCRIBE_ASR_BREAKER_FAILURES and HYSCRIBE_ASR_BREAKER_OPEN_FOR must be positive")
+	}
+	if c.ASRTimeout <= 0 || c.ASRJobBudget < 0 {
+		return Config{}, fmt.Errorf("HYSCRIBE_ASR_TIMEOUT must be positive and HYSCRIBE_ASR_JOB_BUDGET not negative (0: no budget)")
+	}
+	if !slices.Contains(asr.Profiles, strings.ToLower(c.ASRProfile)) {
+		return Config{}, fmt.Errorf("HYSCRIBE_ASR_PROFILE must be one of %s, not %q", strings.Join(asr.Profiles, ", "), c.ASRProfile)
 	}
 	if c.UploadTTL <= 0 || c.KafkaPartitions <= 0 || c.MaxUploadBytes <= 0 || c.StageAttempts <= 0 || c.KafkaSessionTimeout <= 0 || c.OutboxLease <= 0 {
 		return Config{}, fmt.Errorf("HYSCRIBE_UPLOAD_TTL, HYSCRIBE_KAFKA_PARTITIONS, HYSCRIBE_KAFKA_SESSION_TIMEOUT, HYSCRIBE_OUTBOX_LEASE, HYSCRIBE_MAX_UPLOAD_BYTES and HYSCRIBE_STAGE_ATTEMPTS must be positive")

@@ -20,6 +20,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/adapters/wavcut"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -161,7 +162,7 @@ func (s *Service) processStage(env stageEnv) (*stageRun, error) {
 
 func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	cfg := s.cfg
-	rec, err := recognizer(cfg, env.log, env.reg)
+	rec, textOnly, err := recognizer(cfg, env.log, env.reg)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +172,8 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	}
 	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds()}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
-		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency))
+		app.WithDiarizer(diarize.New()), app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency),
+		app.WithUtterances(diarize.New(), wavcut.Cutter{}, textOnly), app.WithBudget(cfg.ASRJobBudget))
 	return &stageRun{handler: uc.Handle}, nil
 }
 
