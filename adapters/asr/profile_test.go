@@ -1,6 +1,7 @@
 package asr_test
 
 import (
+	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -287,6 +289,42 @@ func readForm(t *testing.T, r *http.Request) map[string][]string {
 		b, _ := io.ReadAll(p)
 		if p.FileName() == "" {
 			out[p.FormName()] = append(out[p.FormName()], string(b))
+		}
+	}
+}
+
+// A 413 is the piece's size, for the caller to cut smaller; it is not
+// retried as it is.
+func TestRecognizeTooLargeIsAPieceTooLargeError(t *testing.T) {
+	e := asrtest.NewEngine(t, asrtest.WithMaxFileBytes(100))
+	_, err := newClient(t, e.URL()).Recognize(t.Context(), diskFile(t, "a.wav", twoTones))
+	var tl *domain.PieceTooLargeError
+	if !errors.As(err, &tl) || !domain.IsPermanent(err) || !errors.Is(err, domain.ErrTooLarge) || tl.Bytes != int64(len(twoTones)) || e.Requests() != 1 {
+		t.Fatalf("err %v (%+v) after %d requests", err, tl, e.Requests())
+	}
+	if !strings.Contains(err.Error(), "413 Request Entity Too Large: Maximum content size limit (100) exceeded") {
+		t.Errorf("message %q", err)
+	}
+}
+
+func TestProfileSettingsAreChecked(t *testing.T) {
+	if _, err := asr.New(asr.Config{BaseURL: "http://x/v1", Profile: "deepgram"}); err == nil || !strings.Contains(err.Error(), `unknown profile "deepgram"`) {
+		t.Errorf("err %v", err)
+	}
+	if _, err := asr.New(asr.Config{BaseURL: "http://x/v1", Profile: "vllm"}); err == nil || !strings.Contains(err.Error(), "served") {
+		t.Errorf("vLLM without a model: %v", err)
+	}
+	for base, want := range map[string]string{
+		"https://api.openai.com/v1":                                   asr.ProfileOpenAI,
+		"https://res.openai.azure.com/openai/deployments/w":           asr.ProfileAzure,
+		"http://10.0.0.5/openai/deployments/w?api-version=2024-06-01": asr.ProfileAzure,
+		"https://api.groq.com/openai/v1":                              asr.ProfileGroq,
+		"http://127.0.0.1:8080/inference":                             asr.ProfileWhisperCpp,
+		"http://127.0.0.1:8000/v1":                                    asr.ProfileOpenAI,
+	} {
+		c, err := asr.New(asr.Config{BaseURL: base})
+		if err != nil || c.Profile() != want {
+			t.Errorf("%s: %v %v, want %s", base, c, err, want)
 		}
 	}
 }

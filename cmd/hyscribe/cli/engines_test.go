@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -184,4 +185,31 @@ func wordsRight(transcript string, script []asrtest.Line) (right, total int) {
 		}
 	}
 	return lcs[0][0], len(want)
+}
+
+func TestEngineSettingsAreChecked(t *testing.T) {
+	cfg, err := cli.LoadConfig(env(map[string]string{}))
+	if err != nil || cfg.ASRProfile != "auto" || cfg.ASRTimeout != 10*time.Minute || cfg.ASRJobBudget != time.Hour || cfg.ASRModel != "" {
+		t.Fatalf("defaults %+v %v", cfg, err)
+	}
+	for name, v := range map[string]string{"HYSCRIBE_ASR_PROFILE": "deepgram", "HYSCRIBE_ASR_TIMEOUT": "0s", "HYSCRIBE_ASR_JOB_BUDGET": "-1m"} {
+		if _, err := cli.LoadConfig(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, v, err)
+		}
+	}
+	// vLLM's served model name cannot be guessed: the start says so.
+	vars := map[string]string{"HYSCRIBE_DATA_DIR": t.TempDir(), "HYSCRIBE_HTTP_ADDR": "127.0.0.1:0", "HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_ASR_URL": "http://127.0.0.1:1/v1", "HYSCRIBE_ASR_PROFILE": "vllm", "HYSCRIBE_LOG_LEVEL": "error"}
+	cfg, err = cli.LoadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := cli.Start(t.Context(), cfg, cli.RoleWorker, cli.AllStages, io.Discard)
+	if err == nil {
+		svc.Stop()
+		t.Fatal("a vLLM profile without a model started")
+	}
+	if !strings.Contains(err.Error(), "HYSCRIBE_ASR_MODEL") {
+		t.Errorf("err %v", err)
+	}
 }
