@@ -115,12 +115,16 @@ const stereoPhrasePause = 0.4
 
 // channelSegments is one stereo channel's speech from its engine's answer:
 // phrases of its words with the engine's text when it gave word times,
-// its utterances sent alone when it gave none (and utterances are on),
-// else its segments.
+// its own speaker-turn segments when it diarizes, its utterances sent
+// alone when it gave no word times (and utterances are on), else its
+// segments.
 func (uc *TranscribeAudio) channelSegments(ctx context.Context, j domain.Job, wav string, r domain.Recognition) ([]domain.Segment, error) {
 	switch {
 	case len(r.Words) > 0:
 		return domain.Phrases(r.Text, r.Words, stereoPhrasePause), nil
+	case labelled(r.Segments) && !r.NoTimestamps:
+		// An engine that diarizes segments by speaker turn.
+		return r.Segments, nil
 	case uc.utter != nil && strings.TrimSpace(r.Text) != "":
 		uc.utter.sawNoWords(uc.log, "stereo call")
 		return uc.recognizeUtterances(ctx, j, wav, nil)

@@ -23,20 +23,24 @@ type engineRow struct {
 	key     string // HYSCRIBE_ASR_API_KEY
 	shape   asrtest.Shape
 	opts    []asrtest.Option
+	// whole: the engine gives word times or speakers, so the three jobs
+	// take one request per file (1 single voice + 2 channels + 1 mono
+	// call); otherwise calls go as utterances, one request each.
+	whole bool
 }
 
 var engineRows = []engineRow{
-	{name: "OpenAI whisper-1", profile: "openai", model: "whisper-1", key: "sk-test", shape: asrtest.ShapeWhisper1},
+	{name: "OpenAI whisper-1", profile: "openai", model: "whisper-1", key: "sk-test", shape: asrtest.ShapeWhisper1, whole: true},
 	{name: "OpenAI gpt-4o-transcribe", profile: "openai", model: "gpt-4o-transcribe", key: "sk-test", shape: asrtest.ShapeGPT4oTranscribe},
 	{name: "OpenAI gpt-4o-mini-transcribe", profile: "openai", model: "gpt-4o-mini-transcribe", key: "sk-test", shape: asrtest.ShapeGPT4oTranscribe},
-	{name: "OpenAI gpt-4o-transcribe-diarize", profile: "openai", model: "gpt-4o-transcribe-diarize", key: "sk-test", shape: asrtest.ShapeGPT4oDiarize},
+	{name: "OpenAI gpt-4o-transcribe-diarize", profile: "openai", model: "gpt-4o-transcribe-diarize", key: "sk-test", shape: asrtest.ShapeGPT4oDiarize, whole: true},
 	{name: "a json-only engine found out by its 400", model: "hy-asr-ft", shape: asrtest.ShapeGPT4oTranscribe},
-	{name: "Azure OpenAI", key: "azure-key", shape: asrtest.ShapeAzure}, // detected from api-version
-	{name: "whisper.cpp server", profile: "whispercpp", shape: asrtest.ShapeWhisperCpp},
-	{name: "speaches", profile: "speaches", model: "Systran/faster-whisper-large-v3", shape: asrtest.ShapeSpeaches},
+	{name: "Azure OpenAI", key: "azure-key", shape: asrtest.ShapeAzure, whole: true}, // detected from api-version
+	{name: "whisper.cpp server", profile: "whispercpp", shape: asrtest.ShapeWhisperCpp, whole: true},
+	{name: "speaches", profile: "speaches", model: "Systran/faster-whisper-large-v3", shape: asrtest.ShapeSpeaches, whole: true},
 	{name: "speaches, words null", profile: "speaches", model: "Systran/faster-whisper-large-v3", shape: asrtest.ShapeSpeachesNoWords},
 	{name: "vLLM", profile: "vllm", model: "openai/whisper-large-v3", shape: asrtest.ShapeVLLM, opts: []asrtest.Option{asrtest.WithModels("openai/whisper-large-v3")}},
-	{name: "Groq", profile: "groq", model: "whisper-large-v3-turbo", key: "gsk_test", shape: asrtest.ShapeGroq},
+	{name: "Groq", profile: "groq", model: "whisper-large-v3-turbo", key: "gsk_test", shape: asrtest.ShapeGroq, whole: true},
 }
 
 // TestEveryEngineEndToEnd runs the whole service against an engine that
@@ -88,6 +92,9 @@ func TestEveryEngineEndToEnd(t *testing.T) {
 			jobs := map[string]jobView{}
 			for what, id := range ids {
 				jobs[what] = waitJob(t, api, key, id)
+			}
+			if n := engine.Requests(); (n == 4) != row.whole {
+				t.Errorf("%d requests for a single voice, a stereo and a mono call (whole files: %v)", n, row.whole)
 			}
 			if j := jobs["single"]; j.Status != "transcribed" || j.Transcription != strings.Join(want, " ") {
 				t.Errorf("single voice: %s %q\nwant %q (error %q)", j.Status, j.Transcription, strings.Join(want, " "), j.Error)
