@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -133,16 +134,33 @@ type jobView struct {
 	Error         string `json:"error"`
 }
 
-// waitJob polls a job until it is transcribed or failed.
+// waitJob polls a job once a second (the API allows 60 polls a minute
+// per key; a 429 is waited out) until it is transcribed or failed.
 func waitJob(t *testing.T, api, key, id string) jobView {
 	t.Helper()
-	var j jobView
-	waitFor(t, "job "+id+" to end", 60*time.Second, func() (bool, string) {
-		j = jobView{}
-		call(t, "GET", api+"/api/getTranscription?docId="+id, key, nil, 200, &j)
-		return j.Status == "transcribed" || j.Status == "failed", j.Status
-	})
-	return j
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", api+"/api/getTranscription?docId="+id, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j jobView
+		err = json.NewDecoder(res.Body).Decode(&j)
+		res.Body.Close()
+		switch {
+		case res.StatusCode == http.StatusTooManyRequests:
+		case res.StatusCode != http.StatusOK || err != nil:
+			t.Fatalf("getTranscription %s: %d %v", id, res.StatusCode, err)
+		case j.Status == "transcribed" || j.Status == "failed":
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s still %s", id, j.Status)
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // wordsRight counts the script's words that the transcript has, in the
