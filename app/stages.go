@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
@@ -329,39 +328,13 @@ func (uc *TranscribeAudio) recognizeFilesWithin(ctx context.Context, j domain.Jo
 		}
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	recs := make([]domain.Recognition, len(pieces))
-	errs := make([]error, len(pieces))
-	sem := make(chan struct{}, max(uc.parallel, len(files)))
-	var wg sync.WaitGroup
+	audios := make([]ports.AudioFile, len(pieces))
 	for i, p := range pieces {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-sem }()
-			if recs[i], errs[i] = uc.recognizer.Recognize(ctx, p.audio); errs[i] != nil {
-				cancel() // one piece lost loses the recording: stop the others
-			}
-		}()
+		audios[i] = p.audio
 	}
-	wg.Wait()
-	// The first error that is not the cancellation it caused.
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, domain.SpeechFailed(err)
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("transcribe: %w", err)
-		}
+	recs, err := uc.recognizeEach(ctx, audios, max(uc.parallel, len(files)))
+	if err != nil {
+		return nil, err
 	}
 	out := make([]domain.Recognition, len(files))
 	parts := make([][]domain.ChunkResult, len(files))

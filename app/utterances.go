@@ -174,7 +174,7 @@ func (uc *TranscribeAudio) recognizeUtterances(ctx context.Context, j domain.Job
 	for i, p := range paths {
 		files[i] = ports.AudioFile{Name: filepath.Base(p), Open: func() (io.ReadCloser, error) { return os.Open(p) }}
 	}
-	recs, err := uc.recognizeEach(ctx, files)
+	recs, err := uc.recognizeEach(ctx, files, uc.parallel)
 	if err != nil {
 		return nil, err
 	}
@@ -189,14 +189,15 @@ func (uc *TranscribeAudio) recognizeUtterances(ctx context.Context, j domain.Job
 	return out, nil
 }
 
-// recognizeEach sends every file whole, uc.parallel at once; the first
-// failure stops the others and is the answer.
-func (uc *TranscribeAudio) recognizeEach(ctx context.Context, files []ports.AudioFile) ([]domain.Recognition, error) {
+// recognizeEach sends every file as it is, parallel at once: one lost
+// loses them all, so the first failure stops the others and is the
+// answer (not the cancellation it caused).
+func (uc *TranscribeAudio) recognizeEach(ctx context.Context, files []ports.AudioFile, parallel int) ([]domain.Recognition, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	recs := make([]domain.Recognition, len(files))
 	errs := make([]error, len(files))
-	sem := make(chan struct{}, max(uc.parallel, 1))
+	sem := make(chan struct{}, max(parallel, 1))
 	var wg sync.WaitGroup
 	for i, f := range files {
 		wg.Add(1)
