@@ -287,11 +287,16 @@ func (e *Engine) shaped(req Request, hs []heard, duration float64) (body []byte,
 			wantWords = false
 		}
 	case ShapeVLLM:
+		for _, sg := range segs {
+			sg["no_speech_prob"] = nil
+		}
 		res = map[string]any{"text": " " + all, "language": req.Field("language"), "duration": fmt.Sprint(round(duration)), "segments": segs, "words": nil}
 		wantWords = false
 	case ShapeGroq:
 		res["x_groq"] = map[string]string{"id": "req_01jz000000000000000000test"}
 		res["language"] = "Armenian"
+	case ShapeWhisper1, ShapeAzure:
+		res["usage"] = map[string]any{"type": "duration", "seconds": math.Ceil(duration)}
 	}
 	if wantWords {
 		res["words"] = words
@@ -362,7 +367,7 @@ func (e *Engine) whisperCpp(req Request, hs []heard, duration float64, format st
 		jsegs = append(jsegs, map[string]any{"id": i, "text": s.text, "start": round(s.start), "end": round(s.end), "tokens": []int{1, 2}, "words": words, "temperature": 0.0, "avg_logprob": -0.3, "no_speech_prob": 0.01})
 	}
 	b, _ := json.Marshal(map[string]any{"task": "transcribe", "language": "armenian", "duration": duration, "text": out.String(), "segments": jsegs,
-		"detected_language": "armenian", "detected_language_probability": 0.97})
+		"detected_language": "armenian", "detected_language_probability": 0.97, "language_probabilities": map[string]float64{"hy": 0.97}})
 	return b, "application/json", http.StatusOK
 }
 
