@@ -90,15 +90,20 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// String describes the configuration with the API key hidden, so that
-// logging a Config never leaks it.
+// String describes the configuration with the API key (and the base
+// URL's query) hidden, so that logging a Config never leaks it.
 func (c Config) String() string {
 	key := ""
 	if c.APIKey != "" {
 		key = "[hidden]"
 	}
+	base := c.BaseURL
+	if u, err := url.Parse(base); err == nil && u.RawQuery != "" {
+		u.RawQuery = "[hidden]" // a query may carry a proxy's key
+		base = u.String()
+	}
 	return fmt.Sprintf("asr.Config{BaseURL:%q APIKey:%q Profile:%q Model:%q Language:%q Timeout:%s MaxAttempts:%d}",
-		c.BaseURL, key, c.Profile, c.Model, c.Language, c.Timeout, c.MaxAttempts)
+		base, key, c.Profile, c.Model, c.Language, c.Timeout, c.MaxAttempts)
 }
 
 // GoString hides the API key from %#v as well.

@@ -190,3 +190,16 @@ func TestKeyHeader(t *testing.T) {
 		t.Error("413 retried as it is")
 	}
 }
+
+// A transport error quotes the address without its query.
+func TestTransportErrorsHideTheQuery(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.URL
+	srv.Close()
+	p := policy()
+	p.MaxAttempts = 1
+	_, err := retryhttp.Do(t.Context(), nil, p, get(addr+"/v1/audio/transcriptions?api-version=1&key=secret"))
+	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), `Get "`+addr+`/v1/audio/transcriptions": `) {
+		t.Errorf("err %v", err)
+	}
+}
