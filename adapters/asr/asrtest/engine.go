@@ -8,6 +8,13 @@
 // segment with its real start and end and a deterministic Armenian sentence,
 // and silence yields no text at all, so tests of the whole pipeline can check
 // timings without a model. Knobs make it fail, stall or answer anything.
+//
+// WithShape makes it speak as one real engine does (OpenAI's models, Azure,
+// whisper.cpp, speaches, vLLM, Groq: path, key header, refusals and answer
+// shape, held to the answers recorded in ../testdata/engines), and
+// WithScript makes it recognise scripted recordings (ScriptedCall) whose
+// every utterance is a tone of its own, so that any piece of them is heard
+// as the words said there.
 package asrtest
 
 import (
