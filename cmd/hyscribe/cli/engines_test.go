@@ -238,3 +238,44 @@ func TestEngineSettingsAreChecked(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// A hung engine: each request is given up after HYSCRIBE_ASR_TIMEOUT and
+// the job fails readably once HYSCRIBE_ASR_JOB_BUDGET is spent.
+func TestAHungEngineFailsTheJobWithinItsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole service")
+	}
+	engine := asrtest.NewEngine(t)
+	engine.Delay(time.Hour)
+	vars := map[string]string{
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+		"HYSCRIBE_ASR_URL":             engine.URL(),
+		"HYSCRIBE_ASR_TIMEOUT":         "300ms",
+		"HYSCRIBE_ASR_JOB_BUDGET":      "3s",
+		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+		"HYSCRIBE_STAGE_BACKOFF":       "50ms",
+		"HYSCRIBE_LOG_LEVEL":           "error",
+	}
+	key := runCLI(t, env(vars), "account", "create", "--name", "hung", "--plan", "business", "--seconds", "3600")["apiKey"].(string)
+	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
+	api := "http://" + svc.HTTPAddr()
+	single, _ := os.ReadFile(asrtest.Testdata("scripted-single-16k.mp3"))
+	var created struct{ DocID, UploadURL string }
+	call(t, "POST", api+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice"}`), 200, &created)
+	start := time.Now()
+	call(t, "PUT", created.UploadURL, "", bytes.NewReader(single), 200, nil)
+	j := waitJob(t, api, key, created.DocID)
+	const want = "speech recognition did not finish within the job's budget of 3s (the speech engine is too slow or kept failing)"
+	if j.Status != "failed" || j.Error != want {
+		t.Fatalf("%s %q", j.Status, j.Error)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("failed after %v", took)
+	}
+	if engine.Requests() < 2 {
+		t.Errorf("%d requests: the timed-out request was not retried", engine.Requests())
+	}
+}
