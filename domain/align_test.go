@@ -88,3 +88,12 @@ func TestStitchKeepsTheEnginesText(t *testing.T) {
 		t.Errorf("text %q", got)
 	}
 }
+
+func TestPlanUtterancesSendsNoBitTooShort(t *testing.T) {
+	// A turn boundary 0.05 s before the end of a stretch, and a lone blip.
+	turns := []Turn{{0, 2.95, "A"}, {2.95, 9, "B"}}
+	got := PlanUtterances([]Span{{1, 3}, {6, 6.1}}, turns, 30, 0)
+	if len(got) != 2 || got[0].Speaker != "A" || got[0].End < 3 || got[1].End-got[1].Start < UtteranceMinSeconds-1e-9 {
+		t.Fatalf("%+v", got)
+	}
+}

@@ -1,6 +1,9 @@
 package domain
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Utterances for engines that give text without times: the audio is cut
 // at pauses into pieces of about one utterance, each sent on its own, so
@@ -16,6 +19,10 @@ const (
 	// UtterancePad is the silence kept on either side of a piece, never
 	// past the middle of the pause to the next.
 	UtterancePad = 0.15
+	// UtteranceMinSeconds is the shortest piece: a shorter bit of speech
+	// that touches a neighbour joins it, and one alone is padded to it
+	// where the silence around allows (engines refuse audio under 0.1 s).
+	UtteranceMinSeconds = 0.5
 )
 
 // PlanUtterances cuts speech into utterance-sized pieces. speech is the
@@ -76,6 +83,31 @@ func PlanUtterances(speech []Span, turns []Turn, maxSeconds, total float64) []Tu
 		}
 		joined = append(joined, p)
 	}
+	// Bits too short to send alone join the neighbour they touch.
+	var merged []Turn
+	for i := 0; i < len(joined); i++ {
+		p := joined[i]
+		if p.End-p.Start >= UtteranceMinSeconds {
+			merged = append(merged, p)
+			continue
+		}
+		prevGap, nextGap := math.Inf(1), math.Inf(1)
+		if n := len(merged); n > 0 {
+			prevGap = p.Start - merged[n-1].End
+		}
+		if i+1 < len(joined) {
+			nextGap = joined[i+1].Start - p.End
+		}
+		switch {
+		case prevGap < UtteranceJoinGap && prevGap <= nextGap:
+			merged[len(merged)-1].End = p.End
+		case nextGap < UtteranceJoinGap:
+			joined[i+1].Start = p.Start
+		default:
+			merged = append(merged, p)
+		}
+	}
+	joined = merged
 	// Pieces too long cut into equal parts.
 	var out []Turn
 	for _, p := range joined {
@@ -91,7 +123,8 @@ func PlanUtterances(speech []Span, turns []Turn, maxSeconds, total float64) []Tu
 	// A little silence either side, up to the middle of each pause.
 	padded := make([]Turn, len(out))
 	for i, p := range out {
-		lo, hi := max(p.Start-UtterancePad, 0), p.End+UtterancePad
+		pad := max(UtterancePad, (UtteranceMinSeconds-(p.End-p.Start))/2)
+		lo, hi := max(p.Start-pad, 0), p.End+pad
 		if i > 0 {
 			lo = max(lo, (out[i-1].End+p.Start)/2)
 		}
