@@ -32,7 +32,7 @@ func TestCutWritesEachSpan(t *testing.T) {
 	}
 	junk := filepath.Join(dir, "junk.wav")
 	os.WriteFile(junk, []byte("not a wav file at all"), 0o600)
-	if _, err := (wavcut.Cutter{}).Cut(t.Context(), junk, t.TempDir(), []domain.Span{{0, 1}}); err == nil {
+	if _, err := (wavcut.Cutter{}).Cut(t.Context(), junk, t.TempDir(), []domain.Span{{Start: 0, End: 1}}); err == nil {
 		t.Error("junk was cut")
 	}
 }
