@@ -111,6 +111,8 @@ type TranscribeAudio struct {
 	parallel   int                    // pieces of one recording recognised at once
 	pieces     ports.RecognizedPieces // nil: a recording recognised again is sent again whole
 	log        *slog.Logger
+	utter      *utterances   // nil: calls from engines without times keep one segment per answer
+	budget     time.Duration // 0: no bound on a job's recognition
 }
 
 // TranscribeOption configures TranscribeAudio.
@@ -181,7 +183,9 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 		case cur.Recognizing():
 			return nil, errRecognizing
 		}
-		return cur.StartConverting(uc.clock.Now())
+		evs, err := cur.StartConverting(uc.clock.Now())
+		j = *cur // converting since its UpdatedAt: the budget counts from there
+		return evs, err
 	})
 	switch {
 	case errors.Is(err, errReplay) || errors.Is(err, domain.ErrInvalidTransition):
@@ -189,7 +193,7 @@ func (uc *TranscribeAudio) Handle(ctx context.Context, ev domain.Event) error {
 	case err != nil && !errors.Is(err, errRecognizing):
 		return ignoreMissing(err, "transcribe")
 	}
-	text, segs, note, err := uc.recognize(ctx, j)
+	text, segs, note, err := uc.recognizeWithinBudget(ctx, j)
 	if errors.Is(err, domain.ErrNotFound) { // the blob store's: the job was there above
 		err = audioMissing(ctx, uc.log, uc.jobs, StageTranscribe, j, err)
 	}
@@ -228,13 +232,29 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 		return uc.recognizeStereoCall(ctx, j)
 	}
 	var turns []domain.Turn
+	var wav string // the decoded mono call, while it is diarized and recognised
 	if j.Type == domain.TypePhoneCall && uc.diarizer != nil {
 		var err error
-		if turns, err = uc.diarize(ctx, j); err != nil {
+		var done func()
+		if wav, done, err = uc.decodeMono(ctx, j); err != nil {
 			return "", nil, "", err
+		}
+		defer done()
+		if turns, err = uc.diarizer.Diarize(ctx, wav); err != nil {
+			return "", nil, "", fmt.Errorf("transcribe: %w", err)
 		}
 		if len(turns) == 0 {
 			return "", nil, "", domain.Permanent(domain.ErrNoSpeech)
+		}
+		if uc.utter != nil && uc.utter.cutFirst() {
+			// An engine without times: every utterance sent alone,
+			// each with its speaker.
+			segs, err := uc.recognizeUtterances(ctx, j, wav, turns)
+			if err != nil {
+				return "", nil, "", err
+			}
+			segs = domain.NumberSpeakers(segs)
+			return domain.FormatPhoneCall(segs), segs, "", nil
 		}
 	}
 	rec, err := uc.recognizeRecording(ctx, j)
@@ -242,22 +262,42 @@ func (uc *TranscribeAudio) recognize(ctx context.Context, j domain.Job) (string,
 		return "", nil, "", err
 	}
 	if j.Type == domain.TypeSingleVoice {
-		segs := channelSegments(rec)
+		segs := textSegments(rec)
 		for i := range segs {
 			segs[i].Speaker = ""
 		}
-		return domain.PlainText(segs), segs, "", nil
+		return singleVoiceText(rec, segs), segs, "", nil
 	}
-	text, segs, err := uc.labelMonoCall(rec, turns)
+	text, segs, err := uc.labelMonoCall(ctx, j, wav, rec, turns)
 	return text, segs, "", err
 }
 
-// labelMonoCall gives the segments of a mono call's recognition their
-// speakers: the engine's own labels, else the diarizer's turns.
-func (uc *TranscribeAudio) labelMonoCall(rec domain.Recognition, turns []domain.Turn) (string, []domain.Segment, error) {
-	segs := channelSegments(rec)
+// textSegments are the recognition's segments, or one segment of its text
+// when the engine gave none.
+func textSegments(rec domain.Recognition) []domain.Segment {
+	if len(rec.Segments) == 0 && strings.TrimSpace(rec.Text) != "" {
+		return []domain.Segment{{Start: 0, End: rec.Duration, Text: strings.TrimSpace(rec.Text)}}
+	}
+	return rec.Segments
+}
+
+// labelMonoCall gives the segments of a mono call's recognition (decoded
+// at wav) their speakers: the engine's own labels, else the diarizer's
+// turns on the engine's text, else its utterances sent alone when the
+// engine gave no word times.
+func (uc *TranscribeAudio) labelMonoCall(ctx context.Context, j domain.Job, wav string, rec domain.Recognition, turns []domain.Turn) (string, []domain.Segment, error) {
+	segs := textSegments(rec)
+	var err error
 	switch {
 	case labelled(segs): // the engine told the speakers apart itself
+	case uc.diarizer != nil && len(rec.Words) > 0:
+		segs = domain.AssignSpeakersToText(rec.Text, rec.Words, turns)
+	case uc.diarizer != nil && uc.utter != nil && strings.TrimSpace(rec.Text) != "":
+		// Text without word times: cut into utterances after all.
+		uc.utter.sawNoWords(uc.log, "mono call")
+		if segs, err = uc.recognizeUtterances(ctx, j, wav, turns); err != nil {
+			return "", nil, err
+		}
 	case uc.diarizer != nil:
 		segs = domain.AssignSpeakers(segs, rec.Words, turns)
 	default:
@@ -267,30 +307,29 @@ func (uc *TranscribeAudio) labelMonoCall(rec domain.Recognition, turns []domain.
 	return domain.FormatPhoneCall(segs), segs, nil
 }
 
-// diarize decodes a mono recording and finds its two speakers' turns.
-func (uc *TranscribeAudio) diarize(ctx context.Context, j domain.Job) ([]domain.Turn, error) {
+// decodeMono decodes a mono recording to a WAV file that done removes.
+func (uc *TranscribeAudio) decodeMono(ctx context.Context, j domain.Job) (wav string, done func(), err error) {
 	dir, err := os.MkdirTemp(uc.tempDir, "hyscribe-"+string(j.ID)+"-")
 	if err != nil {
-		return nil, fmt.Errorf("transcribe: temp dir: %w", err)
+		return "", nil, fmt.Errorf("transcribe: temp dir: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	done = func() { os.RemoveAll(dir) }
 	r, err := uc.blobs.Open(ctx, j.BlobKey)
 	if err != nil {
-		return nil, fmt.Errorf("transcribe: open audio: %w", err)
+		done()
+		return "", nil, fmt.Errorf("transcribe: open audio: %w", err)
 	}
 	paths, err := uc.splitter.SplitChannels(ctx, r, dir)
 	r.Close()
 	if err != nil {
-		return nil, err
+		done()
+		return "", nil, err
 	}
 	if len(paths) != 1 {
-		return nil, domain.WrongChannels("mono", len(paths))
+		done()
+		return "", nil, domain.WrongChannels("mono", len(paths))
 	}
-	turns, err := uc.diarizer.Diarize(ctx, paths[0])
-	if err != nil {
-		return nil, fmt.Errorf("transcribe: %w", err)
-	}
-	return turns, nil
+	return paths[0], done, nil
 }
 
 // recognizeRecording sends the recording to the engine (see recognizeFiles).
@@ -303,8 +342,9 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 	return recs[0], nil
 }
 
-// recognizeFiles sends a job's audio files (the recording, or a stereo
-// call's two channels) to the engine, each whole when it is short or
+// recognizeFilesWithin sends a job's audio files (the recording, or a stereo
+// call's two channels) to the engine within limits (recognizeFiles cuts
+// smaller pieces when the engine refuses one as too large), each whole when it is short or
 // within the engine's limits, else as pieces cut at silences (sized for the
 // engine's slots, see domain.PlanPieces); the pieces are recognised
 // concurrently, uc.parallel at once (never fewer than the files, which
@@ -313,7 +353,7 @@ func (uc *TranscribeAudio) recognizeRecording(ctx context.Context, j domain.Job)
 // length), so that the engine's scheduler shares it fairly. A file the
 // chunker finds silent throughout is recognised as nothing without a
 // request; that is domain.ErrNoSpeech only when every file is.
-func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, files []ports.AudioFile) ([]domain.Recognition, error) {
+func (uc *TranscribeAudio) recognizeFilesWithin(ctx context.Context, j domain.Job, files []ports.AudioFile, limits ports.ChunkLimits) ([]domain.Recognition, error) {
 	type piece struct {
 		file  int
 		audio ports.AudioFile
@@ -348,7 +388,7 @@ func (uc *TranscribeAudio) recognizeFiles(ctx context.Context, j domain.Job, fil
 		}
 		dir := filepath.Join(tmp, "hyscribe-"+string(j.ID)+"-chunks-"+NewID())
 		defer os.RemoveAll(dir)
-		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, uc.limits)
+		chunks, err := uc.chunker.Chunk(ctx, f.Open, dir, limits)
 		if errors.Is(err, domain.ErrNoSpeech) {
 			if silent++; silent == len(files) {
 				return nil, err
@@ -488,20 +528,36 @@ func (uc *TranscribeAudio) recognizeStereoCall(ctx context.Context, j domain.Job
 			return text, segs, layout.Note(), err
 		}
 	}
-	var files []ports.AudioFile
-	for i, p := range paths {
-		files = append(files, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+	var chans [2][]domain.Segment
+	if uc.utter != nil && uc.utter.cutFirst() {
+		// An engine without times: each channel's utterances sent alone.
+		for i, p := range paths {
+			if chans[i], err = uc.recognizeUtterances(ctx, j, p, nil); err != nil {
+				return "", nil, "", err
+			}
+		}
+	} else {
+		var files []ports.AudioFile
+		for i, p := range paths {
+			files = append(files, ports.AudioFile{Name: fmt.Sprintf("channel-%d.wav", i+1), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		}
+		recs, err := uc.recognizeFiles(ctx, j, files)
+		if err != nil {
+			return "", nil, "", err
+		}
+		for i, r := range recs {
+			if chans[i], err = uc.channelSegments(ctx, j, paths[i], r); err != nil {
+				return "", nil, "", err
+			}
+		}
 	}
-	recs, err := uc.recognizeFiles(ctx, j, files)
-	if err != nil {
-		return "", nil, "", err
-	}
-	segs := domain.NumberSpeakers(domain.MergeChannels(channelSegments(recs[0]), channelSegments(recs[1]), "L", "R"))
+	segs := domain.NumberSpeakers(domain.MergeChannels(chans[0], chans[1], "L", "R"))
 	return domain.FormatPhoneCall(segs), segs, "", nil
 }
 
 // recognizeOneChannel takes a stereo call whose channel at path carries
-// both speakers as a mono call: diarized, recognised once, labelled.
+// both speakers as a mono call: diarized, recognised once (or utterance
+// by utterance for an engine without times), labelled.
 func (uc *TranscribeAudio) recognizeOneChannel(ctx context.Context, j domain.Job, path string) (string, []domain.Segment, error) {
 	turns, err := uc.diarizer.Diarize(ctx, path)
 	if err != nil {
@@ -510,19 +566,20 @@ func (uc *TranscribeAudio) recognizeOneChannel(ctx context.Context, j domain.Job
 	if len(turns) == 0 {
 		return "", nil, domain.Permanent(domain.ErrNoSpeech)
 	}
+	if uc.utter != nil && uc.utter.cutFirst() {
+		segs, err := uc.recognizeUtterances(ctx, j, path, turns)
+		if err != nil {
+			return "", nil, err
+		}
+		segs = domain.NumberSpeakers(segs)
+		return domain.FormatPhoneCall(segs), segs, nil
+	}
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
 	recs, err := uc.recognizeFiles(ctx, j, []ports.AudioFile{{Name: "call.wav", Open: open}})
 	if err != nil {
 		return "", nil, err
 	}
-	return uc.labelMonoCall(recs[0], turns)
-}
-
-func channelSegments(r domain.Recognition) []domain.Segment {
-	if len(r.Segments) == 0 && strings.TrimSpace(r.Text) != "" {
-		return []domain.Segment{{Start: 0, End: r.Duration, Text: strings.TrimSpace(r.Text)}}
-	}
-	return r.Segments
+	return uc.labelMonoCall(ctx, j, path, recs[0], turns)
 }
 
 // EnrichTranscript is stage enrich: title, summary and language; converting → transcribed.

@@ -163,7 +163,8 @@ type ChunkResult struct {
 }
 
 // Stitch joins the recognitions of consecutive pieces of one recording into
-// one with absolute times. A word or segment whose middle lies before its
+// one with absolute times; the text is each piece's engine text (its
+// punctuation and word boundaries kept). A word or segment whose middle lies before its
 // piece's From belongs to the previous piece and is left out, so nothing is
 // doubled at a seam; one an engine places past its piece's end (timestamps
 // drifting over the end of the audio) is clamped to the piece, never
@@ -183,8 +184,10 @@ func Stitch(chunks []ChunkResult) Recognition {
 			return k == 0 || (c.Offset+start+c.Offset+end)/2 >= c.From
 		}
 		var kept []string
+		dropped := false
 		for _, s := range c.Rec.Segments {
 			if !mine(s.Start, s.End) {
+				dropped = true
 				continue
 			}
 			s.Start, s.End = abs(s.Start), abs(s.End)
@@ -198,8 +201,10 @@ func Stitch(chunks []ChunkResult) Recognition {
 			w.Start, w.End = abs(w.Start), abs(w.End)
 			out.Words = append(out.Words, w)
 		}
+		// The engine's own text, unless a segment of it belongs to the
+		// previous piece (then its kept segments' texts).
 		text := strings.TrimSpace(c.Rec.Text)
-		if len(c.Rec.Segments) > 0 {
+		if dropped || text == "" {
 			text = strings.TrimSpace(strings.Join(kept, " "))
 		}
 		if text != "" {
@@ -208,6 +213,7 @@ func Stitch(chunks []ChunkResult) Recognition {
 		if out.Language == "" {
 			out.Language = c.Rec.Language
 		}
+		out.NoTimestamps = out.NoTimestamps || c.Rec.NoTimestamps
 		out.Duration = max(out.Duration, c.End)
 	}
 	out.Text = strings.Join(texts, " ")
@@ -247,4 +253,12 @@ func PlanChunks(total, maxSeconds float64, silences []Span) []Span {
 		start = cut
 	}
 	return append(out, Span{start, total})
+}
+
+// AssignSpeakersToText is AssignSpeakers for an engine's text and its
+// words' times: every word of the text, punctuation and word boundaries as
+// the engine wrote them, goes to its speaker (AlignWords puts the text on
+// the words' times), so "։" and commas survive speaker labelling.
+func AssignSpeakersToText(text string, words []Word, turns []Turn) []Segment {
+	return AssignSpeakers(nil, AlignWords(text, words), turns)
 }

@@ -538,6 +538,24 @@ type Chunk struct {
 	Start, From, End float64
 }
 
+// SpeechFinder finds where people speak in a decoded channel.
+type SpeechFinder interface {
+	// Speech returns the stretches of speech in the 16 kHz mono 16-bit WAV
+	// at wavPath (as ChannelSplitter writes it), in time order; none for
+	// silence. Errors are read failures or a done ctx.
+	Speech(ctx context.Context, wavPath string) ([]domain.Span, error)
+}
+
+// SpanCutter writes stretches of a decoded channel as files of their own,
+// for an engine that gives text without times: each piece's time is then
+// known from its cut.
+type SpanCutter interface {
+	// Cut writes spans (seconds, in order, within the file) of the 16-bit
+	// PCM WAV at wavPath as WAV files in dir (which exists) and returns
+	// their paths, one per span. Nothing is left in dir on error.
+	Cut(ctx context.Context, wavPath, dir string, spans []domain.Span) ([]string, error)
+}
+
 // AudioChunker cuts a long recording into pieces within an engine's limits.
 type AudioChunker interface {
 	// Chunk reads the recording (open may be called more than once) and

@@ -12,8 +12,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"text":"Բարև","duration":"3.5"}`), "application/json")
 	f.Add([]byte(`{"segments":[{"start":"2","end":1,"text":"x","words":[{"word":"x","start":-1,"end":null}]}]}`), "")
 	f.Add([]byte("Բարև\n"), "text/plain")
+	f.Add([]byte(`{"text":" a\n b","segments":[{"id":0,"text":" a","start":0,"end":1,"words":[{"word":" a","start":0,"end":1,"t_dtw":-1}]}]}`), "application/json")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		rec, err := parse(body, contentType)
+		rec, err := parse(body, contentType, profiles[ProfileWhisperCpp])
 		if err != nil {
 			return
 		}

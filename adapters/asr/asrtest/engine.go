@@ -8,6 +8,13 @@
 // segment with its real start and end and a deterministic Armenian sentence,
 // and silence yields no text at all, so tests of the whole pipeline can check
 // timings without a model. Knobs make it fail, stall or answer anything.
+//
+// WithShape makes it speak as one real engine does (OpenAI's models, Azure,
+// whisper.cpp, speaches, vLLM, Groq: path, key header, refusals and answer
+// shape, held to the answers recorded in ../testdata/engines), and
+// WithScript makes it recognise scripted recordings (ScriptedCall) whose
+// every utterance is a tone of its own, so that any piece of them is heard
+// as the words said there.
 package asrtest
 
 import (
@@ -107,6 +114,8 @@ type settings struct {
 	maxAnalyzed int64
 	maxFile     int64
 	needLength  bool
+	shape       Shape
+	script      []Line
 }
 
 // Option configures an Engine.
@@ -181,7 +190,9 @@ func NewEngine(t testing.TB, opts ...Option) *Engine {
 }
 
 // URL is the engine's /v1 base, to pass as the client's BaseURL.
-func (e *Engine) URL() string { return e.srv.URL + "/v1" }
+// For a Shape it is what that engine is configured with: Azure's
+// deployment base with its api-version, whisper.cpp's server address.
+func (e *Engine) URL() string { return e.base() }
 
 // FailNext makes the next n requests fail with status (503 if it is not an
 // error status), sending Retry-After when retryAfter is not empty. The body
@@ -242,7 +253,7 @@ func (e *Engine) LastRequest() Request {
 }
 
 func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/audio/transcriptions" {
+	if r.URL.Path != e.path() {
 		writeError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "")
 		return
 	}
@@ -291,7 +302,7 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, failStatus, "The engine is overloaded, try again later ("+http.StatusText(failStatus)+")", "server_error", "")
 		return
 	}
-	if key := e.set.apiKey; key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+	if !e.keyOK(r) {
 		writeError(w, http.StatusUnauthorized, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
 		return
 	}
@@ -299,11 +310,22 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Maximum content size limit (%d) exceeded (%d bytes read)", limit, req.FileSize), "invalid_request_error", "")
 		return
 	}
+	if status, msg := e.refuse(r, req); status != 0 {
+		writeError(w, status, msg, "invalid_request_error", "")
+		return
+	}
 	if perr == "" {
 		perr = e.check(req)
 	}
 	if perr != "" {
 		writeError(w, http.StatusBadRequest, perr, "invalid_request_error", "")
+		return
+	}
+	if respond == nil && (e.set.shape != ShapeDefault || e.set.script != nil) {
+		body, ct, status := e.shapedAnswer(req)
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
 		return
 	}
 	var res Response
@@ -404,7 +426,7 @@ func (e *Engine) check(req Request) string {
 	}
 	model := req.Field("model")
 	switch {
-	case model == "":
+	case model == "" && e.needsModel():
 		return "you must provide a model parameter"
 	case len(e.set.models) > 0 && !slices.Contains(e.set.models, model):
 		return fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model)
@@ -416,7 +438,7 @@ func (e *Engine) check(req Request) string {
 	if format == "" {
 		format = "json"
 	}
-	if !slices.Contains(formats, format) {
+	if !e.formatOK(format) {
 		return fmt.Sprintf("response_format %q is not one of %s", format, strings.Join(formats, ", "))
 	}
 	for _, g := range req.Fields["timestamp_granularities[]"] {
@@ -428,6 +450,33 @@ func (e *Engine) check(req Request) string {
 		}
 	}
 	return ""
+}
+
+// shapedAnswer is the answer of a Shape or a script to a valid request.
+func (e *Engine) shapedAnswer(req Request) ([]byte, string, int) {
+	if req.Audio == nil && req.FileSize > 0 {
+		return errorBody(fmt.Sprintf("the fake engine analyses files up to %d bytes; this one has %d", e.set.maxAnalyzed, req.FileSize))
+	}
+	var sig signal
+	var err error
+	switch strings.ToLower(path.Ext(req.FileName)) {
+	case ".wav":
+		sig, err = decodeWAV(req.Audio)
+	default:
+		sig, err = decodeMP3(req.Audio)
+	}
+	if err != nil {
+		return errorBody("Audio file might be corrupted or unsupported: " + err.Error())
+	}
+	var hs []heard
+	if e.set.script != nil {
+		hs = e.scripted(sig)
+	} else {
+		for i, st := range stretches(sig, e.set.threshold) {
+			hs = append(hs, heard{start: st[0], end: st[1], text: e.set.texts[i%len(e.set.texts)]})
+		}
+	}
+	return e.shaped(req, hs, sig.duration())
 }
 
 // Answer is the engine's own answer to a valid request: the analysis of the

@@ -14,8 +14,11 @@ import (
 type Client struct {
 	Endpoint string
 	APIKey   string // sent as a Bearer token when set; never logged
-	HTTP     *http.Client
-	Policy   Policy
+	// KeyHeader, when set, carries the key as it is instead of
+	// "Authorization: Bearer …": Azure OpenAI's "api-key".
+	KeyHeader string
+	HTTP      *http.Client
+	Policy    Policy
 }
 
 // NewClient builds a Client; hc nil means a client with no overall timeout
@@ -35,7 +38,11 @@ func (c *Client) NewRequest(ctx context.Context, contentType string, body io.Rea
 	}
 	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
-	if c.APIKey != "" {
+	switch {
+	case c.APIKey == "":
+	case c.KeyHeader != "":
+		req.Header.Set(c.KeyHeader, c.APIKey)
+	default:
 		req.Header.Set("Authorization", "Bearer "+c.APIKey)
 	}
 	return req, nil

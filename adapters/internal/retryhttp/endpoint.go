@@ -9,10 +9,12 @@ import (
 
 // Endpoint joins an OpenAI-compatible /v1 base URL and an operation path
 // ("/audio/transcriptions", "/chat/completions"), refusing what is not such a
-// base: no http(s) scheme or host, a query or fragment, or the operation's own
-// address given instead of its base. Errors start with prefix ("asr", "llm");
-// hint says what the base is when none was given. Credentials in the URL are
-// dropped: keys go in the API key, never in an address that errors quote.
+// base: no http(s) scheme or host, a fragment, or the operation's own address
+// given instead of its base. A query is kept and follows the operation's path
+// (Azure OpenAI's "?api-version=2024-06-01" belongs to every request). Errors
+// start with prefix ("asr", "llm"); hint says what the base is when none was
+// given. Credentials in the URL are dropped: keys go in the API key, never in
+// an address that errors quote.
 func Endpoint(prefix, base, path, hint string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	switch {
@@ -24,8 +26,8 @@ func Endpoint(prefix, base, path, hint string) (string, error) {
 		return "", fmt.Errorf("%s: BaseURL %q must start with http:// or https://", prefix, base)
 	case u.Host == "":
 		return "", fmt.Errorf("%s: BaseURL %q has no host", prefix, base)
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("%s: BaseURL %q must not have a query or fragment", prefix, base)
+	case u.Fragment != "":
+		return "", fmt.Errorf("%s: BaseURL %q must not have a fragment", prefix, base)
 	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), path):
 		return "", fmt.Errorf("%s: BaseURL %q is the endpoint; give the /v1 base it belongs to", prefix, base)
 	}

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -180,9 +181,21 @@ func (p Policy) attempt(ctx context.Context, hc *http.Client, newRequest func(co
 
 // describe words a transport error; a per-attempt timeout reads better as
 // such than as "context deadline exceeded".
+// The address it quotes loses its query: a base URL may carry one
+// (Azure's api-version, or a proxy's key), and the message reaches the
+// job's error and the log.
 func describe(err error, timeout time.Duration) string {
 	if timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("no answer within %s", timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		addr := ue.URL
+		if u, perr := url.Parse(addr); perr == nil {
+			u.RawQuery, u.User = "", nil
+			addr = u.String()
+		}
+		return fmt.Sprintf("%s %q: %v", ue.Op, addr, ue.Err)
 	}
 	return err.Error()
 }

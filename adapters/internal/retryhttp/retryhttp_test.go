@@ -163,3 +163,43 @@ func TestDoStopsOnBuildErrorsAndHugeAnswers(t *testing.T) {
 		t.Errorf("err = %v after %d calls", err, calls.Load())
 	}
 }
+
+func TestEndpointKeepsTheQuery(t *testing.T) {
+	got, err := retryhttp.Endpoint("asr", "https://r.openai.azure.com/openai/deployments/w/?api-version=2024-06-01", "/audio/transcriptions", "")
+	if err != nil || got != "https://r.openai.azure.com/openai/deployments/w/audio/transcriptions?api-version=2024-06-01" {
+		t.Errorf("%q %v", got, err)
+	}
+	if _, err := retryhttp.Endpoint("asr", "https://x/v1#frag", "/audio/transcriptions", ""); err == nil {
+		t.Error("a fragment was accepted")
+	}
+}
+
+func TestKeyHeader(t *testing.T) {
+	c := retryhttp.NewClient("http://x/a", "k1", nil, policy())
+	req, _ := c.NewRequest(t.Context(), "application/json", nil)
+	if req.Header.Get("Authorization") != "Bearer k1" || req.Header.Get("api-key") != "" {
+		t.Errorf("bearer: %v", req.Header)
+	}
+	c.KeyHeader = "api-key"
+	req, _ = c.NewRequest(t.Context(), "application/json", nil)
+	if req.Header.Get("Authorization") != "" || req.Header.Get("api-key") != "k1" {
+		t.Errorf("api-key: %v", req.Header)
+	}
+	// A 413 is handed back for the caller to cut the piece smaller.
+	if retryhttp.Retryable(http.StatusRequestEntityTooLarge) {
+		t.Error("413 retried as it is")
+	}
+}
+
+// A transport error quotes the address without its query.
+func TestTransportErrorsHideTheQuery(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.URL
+	srv.Close()
+	p := policy()
+	p.MaxAttempts = 1
+	_, err := retryhttp.Do(t.Context(), nil, p, get(addr+"/v1/audio/transcriptions?api-version=1&key=secret"))
+	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), `Get "`+addr+`/v1/audio/transcriptions": `) {
+		t.Errorf("err %v", err)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"log/slog"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/asr"
 	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
 	// machine without /usr/share/zoneinfo (a scratch container).
 	_ "time/tzdata"
@@ -56,7 +59,10 @@ type Config struct {
 	ClickHouseDSN       string        `env:"CLICKHOUSE_DSN" help:"ClickHouse for analytics; empty: analytics off"`
 	ASRURL              string        `env:"HYSCRIBE_ASR_URL" check:"url" help:"OpenAI-compatible speech engine, its /v1 base; empty: every job fails"`
 	ASRAPIKey           string        `env:"HYSCRIBE_ASR_API_KEY" help:"bearer key of the speech engine"`
-	ASRModel            string        `env:"HYSCRIBE_ASR_MODEL" default:"whisper-1" help:"model asked of the speech engine"`
+	ASRModel            string        `env:"HYSCRIBE_ASR_MODEL" help:"model asked of the speech engine; empty: the profile's (whisper-1 for OpenAI; vLLM needs its served name)"`
+	ASRProfile          string        `env:"HYSCRIBE_ASR_PROFILE" default:"auto" help:"the engine's kind: auto (from the URL and its answers), openai, azure, whispercpp, speaches, vllm or groq (README, Speech engines)"`
+	ASRTimeout          time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" default:"10m" check:"min=1ms" help:"one request to the engine, upload and answer"`
+	ASRJobBudget        time.Duration `env:"HYSCRIBE_ASR_JOB_BUDGET" default:"1h" check:"min=0" help:"a job's whole recognition, from when it began converting; then it fails readably (0: no budget)"`
 	ASRMaxChunk         time.Duration `env:"HYSCRIBE_ASR_MAX_CHUNK_SECONDS" default:"600" unit:"s" check:"min=0" help:"longest piece sent in one request, in seconds; 0: no limit"`
 	ASRMaxChunkBytes    int64         `env:"HYSCRIBE_ASR_MAX_CHUNK_BYTES" default:"25165824" check:"min=0" help:"largest piece sent in one request; 0: no limit"`
 	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" default:"4" check:"min=1" help:"requests in flight to the engine: its slots (on Postgres with HYSCRIBE_ASR_SHARED_SLOTS, for every worker together)"`
@@ -315,6 +321,9 @@ func checkField(fv reflect.Value, checks string) error {
 
 // validate holds the rules between variables.
 func (c Config) validate() error {
+	if !slices.Contains(asr.Profiles, strings.ToLower(c.ASRProfile)) {
+		return fmt.Errorf("HYSCRIBE_ASR_PROFILE must be one of %s, not %q", strings.Join(asr.Profiles, ", "), c.ASRProfile)
+	}
 	if err := c.checkMail(); err != nil {
 		return err
 	}

@@ -483,15 +483,17 @@ func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *met
 
 // recognizer is the speech engine behind its guard: a concurrency limit and
 // a circuit breaker, with its latency, failures and circuit in /metrics.
-func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry, leases asr.SlotLeases) (ports.SpeechRecognizer, error) {
+// textOnly reports whether the engine is known to give no timestamps.
+func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry, leases asr.SlotLeases) (_ ports.SpeechRecognizer, textOnly func() bool, _ error) {
 	if cfg.ASRURL == "" {
 		log.Warn("NO SPEECH ENGINE CONFIGURED: every job will fail with \"no speech engine configured (set HYSCRIBE_ASR_URL)\"; set HYSCRIBE_ASR_URL to an OpenAI-compatible /v1 base")
-		return asr.NotConfigured{}, nil
+		return asr.NotConfigured{}, nil, nil
 	}
-	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Model: cfg.ASRModel, Logger: log})
+	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Profile: cfg.ASRProfile, Model: cfg.ASRModel, Timeout: cfg.ASRTimeout, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("HYSCRIBE_ASR_URL: %w", err)
+		return nil, nil, fmt.Errorf("HYSCRIBE_ASR_URL: %w", err)
 	}
+	log.Info("speech engine", "profile", c.Profile(), "model", c.Model(), "timestamps", c.Timestamps())
 	latency := reg.Histogram("hyscribe_asr_request_duration_seconds", "Time the speech engine took per recognition (retries included), by result.",
 		[]float64{.1, .5, 1, 2, 5, 10, 30, 60, 120, 300, 600}, "result")
 	failures := reg.Counter("hyscribe_asr_failures_total", "Recognitions that failed, by kind: unavailable (after retries) or refused (permanent).", "kind")
@@ -514,7 +516,7 @@ func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry, leases asr.
 	reg.Gauge("hyscribe_asr_circuit_state", "The speech engine's circuit breaker: 0 closed, 1 half-open (trial), 2 open (jobs wait in Kafka).", func() float64 { return float64(g.State()) })
 	reg.Gauge("hyscribe_asr_requests_in_flight", "Recognitions being sent to the speech engine now.", func() float64 { return float64(g.InFlight()) })
 	schedulerMetrics(reg, g)
-	return g, nil
+	return g, func() bool { return !c.Timestamps() }, nil
 }
 
 // flushOutbox publishes what the stopped stages committed last, so the

@@ -20,6 +20,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/mp3"
 	"github.com/hyscribe/hyscribe/adapters/s3"
+	"github.com/hyscribe/hyscribe/adapters/wavcut"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -171,7 +172,7 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := recognizer(cfg, env.log, env.reg, leases)
+	rec, textOnly, err := recognizer(cfg, env.log, env.reg, leases)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,8 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 		PieceSeconds: cfg.ASRPieceSeconds, WholeSeconds: cfg.ASRWholeSeconds, Slots: cfg.ASRConcurrency}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
 		app.WithDiarizer(diarize.New()), app.WithChannelInspector(diarize.New()),
-		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency), app.WithRecognizedPieces(s.store))
+		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency), app.WithRecognizedPieces(s.store),
+		app.WithUtterances(diarize.New(), wavcut.Cutter{}, textOnly), app.WithBudget(cfg.ASRJobBudget))
 	// Jobs of one partition are recognised side by side, so that none
 	// waits for another's engine time because they hash to one partition;
 	// the engine's scheduler decides who goes first (issue 28).
