@@ -76,12 +76,21 @@ func TestQAInABrowser(t *testing.T) {
 		if res.Segments[0].Start < 1 {
 			lines = agentLines
 		}
+		// Like whisper-1's verbose_json: each segment's line, and its
+		// words spread over the segment's time.
 		var all []string
-		for i := range res.Segments {
-			res.Segments[i].Text = " " + lines[i%len(lines)]
-			all = append(all, lines[i%len(lines)])
+		res.Words = nil
+		for i, seg := range res.Segments {
+			line := lines[i%len(lines)]
+			res.Segments[i].Text = " " + line
+			all = append(all, line)
+			ws := strings.Fields(line)
+			step := (seg.End - seg.Start) / float64(len(ws))
+			for k, w := range ws {
+				res.Words = append(res.Words, asrtest.Word{Word: w, Start: seg.Start + float64(k)*step, End: seg.Start + float64(k+1)*step})
+			}
 		}
-		res.Text, res.Words = strings.Join(all, " "), nil
+		res.Text = strings.Join(all, " ")
 		return res, code
 	})
 	var analysisReady atomic.Int32 // analysis_ready events the receiver got

@@ -382,7 +382,7 @@ func TestLogsHoldNoTokensSignaturesOrKeys(t *testing.T) {
 	// The job finishes and its event fails at the receiver.
 	waitFor(t, "the event's failed delivery", 30*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(r.logs)
-		return strings.Contains(string(b), `"webhook delivered"`), "no delivery to the receiver in the log yet:\n" + string(b)[max(0, len(b)-3000):]
+		return strings.Contains(string(b), `"webhook delivery failed"`), "no failed delivery to the receiver in the log yet:\n" + string(b)[max(0, len(b)-3000):]
 	})
 	secrets = append(secrets, receiverToken, "c2VjcmV0c2VjcmV0c2VjcmV0")
 
