@@ -279,7 +279,7 @@ func TestResetLinksEndWithPasswordChangeRoleChangeAndRemoval(t *testing.T) {
 		t.Fatal("premise: a fresh reset link opens its page")
 	}
 	changer := r.signIn(t, "changer@example.am", rigPassword)
-	res := r.post(t, changer, "/app/password", "/app/password", url.Values{"current": {rigPassword}, "password": {"a brand new password"}})
+	res := r.post(t, changer, "/app/password", "/app/password", url.Values{"current": {rigPassword}, "password": {"a brand new password"}, "confirm": {"a brand new password"}})
 	body(t, res)
 	if res.StatusCode >= 400 {
 		t.Fatalf("premise: the password change answered %d", res.StatusCode)
