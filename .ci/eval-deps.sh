@@ -2,7 +2,7 @@
 # Installs what `make eval` needs on a fresh Debian machine: espeak-ng (the
 # Armenian voice that speaks the synthetic calls), flite (English voices of
 # real speakers), sox (pauses, overlaps, noise, music, telephone band,
-# mixing), lame (the MP3 a job receives) and MBROLA voices (see below).
+# mixing), lame (the MP3 a job receives), Festival and MBROLA voices.
 # Idempotent; quiet when everything is there.
 set -euo pipefail
 
@@ -13,6 +13,12 @@ command -v soxi >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
 # flite's voices are built from real speakers' recordings (CMU ARCTIC).
 command -v flite >/dev/null 2>&1 || need_pkgs+=(flite)
+
+# Festival (main): rab and ked, two men's diphones, and an HTS voice of slt.
+command -v text2wave >/dev/null 2>&1 || need_pkgs+=(festival)
+[ -d /usr/share/festival/voices/english/rab_diphone ] || need_pkgs+=(festvox-rablpc16k)
+[ -d /usr/share/festival/voices/english/ked_diphone ] || need_pkgs+=(festvox-kdlpc16k)
+[ -d /usr/share/festival/voices/us/cmu_us_slt_arctic_hts ] || need_pkgs+=(festvox-us-slt-hts)
 
 # MBROLA's diphone voices (real speakers: us1 a woman, us2/us3/en1 men),
 # spoken through eSpeak NG's mb-* voices. Debian ships mbrola in contrib and
