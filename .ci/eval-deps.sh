@@ -2,8 +2,8 @@
 # Installs what `make eval` needs on a fresh Debian machine: espeak-ng (the
 # Armenian voice that speaks the synthetic calls), flite (English voices of
 # real speakers), sox (pauses, overlaps, noise, music, telephone band,
-# mixing) and lame (the MP3 a job receives). Idempotent; quiet when
-# everything is there.
+# mixing), lame (the MP3 a job receives), Festival and MBROLA voices.
+# Idempotent; quiet when everything is there.
 set -euo pipefail
 
 need_pkgs=()
@@ -13,6 +13,32 @@ command -v soxi >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
 # flite's voices are built from real speakers' recordings (CMU ARCTIC).
 command -v flite >/dev/null 2>&1 || need_pkgs+=(flite)
+
+# Festival (main): rab and ked, two men's diphones, and an HTS voice of slt.
+command -v text2wave >/dev/null 2>&1 || need_pkgs+=(festival)
+[ -d /usr/share/festival/voices/english/rab_diphone ] || need_pkgs+=(festvox-rablpc16k)
+[ -d /usr/share/festival/voices/english/ked_diphone ] || need_pkgs+=(festvox-kdlpc16k)
+[ -d /usr/share/festival/voices/us/cmu_us_slt_arctic_hts ] || need_pkgs+=(festvox-us-slt-hts)
+
+# MBROLA's diphone voices (real speakers: us1 a woman, us2/us3/en1 men),
+# spoken through eSpeak NG's mb-* voices. Debian ships mbrola in contrib and
+# the voices in non-free; on a machine with only main, those two components
+# of the same suite are added to apt's sources first.
+mbrola_pkgs=()
+command -v mbrola >/dev/null 2>&1 || mbrola_pkgs+=(mbrola)
+for v in us1 us2 us3 en1; do
+  [ -e "/usr/share/mbrola/$v/$v" ] || mbrola_pkgs+=("mbrola-$v")
+done
+if ((${#mbrola_pkgs[@]})); then
+  need_pkgs+=("${mbrola_pkgs[@]}")
+  if ! grep -rqsw 'non-free' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "eval-deps: adding Debian's contrib and non-free components (for mbrola)"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: contrib non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$suite" |
+      $SUDO tee /etc/apt/sources.list.d/hyscribe-eval-contrib-nonfree.sources >/dev/null
+  fi
+fi
 
 if ((${#need_pkgs[@]})); then
   echo "eval-deps: installing ${need_pkgs[*]} from Debian's packages"

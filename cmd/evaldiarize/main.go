@@ -30,7 +30,9 @@
 // beside a silent channel (split, inspected and diarized as the transcribe
 // stage does); a 30-minute call; and voices built from real speakers'
 // recordings: Debian's flite voices (slt, awb, rms, kal) speaking the call
-// in English. (Debian's MBROLA voices are not in main, so not used.) DER is
+// in English, and Debian's MBROLA voices (us1, us2, us3, en1; contrib and
+// non-free) through eSpeak NG's mb-* voices and Festival's rab, ked and
+// HTS slt voices, held-out sets. DER is
 // scored with a 0.25 s collar, as is customary. Each call is also
 // formatted as a transcript and checked for exactly two labels in the
 // right order of turns.
@@ -152,7 +154,7 @@ var backchannels = map[int]line{
 
 type condition struct {
 	name         string
-	class        string // "distinct" or "close": which words-right target applies
+	class        string // "distinct", "close", "flite", "mbrola" or "festival": which words-right target applies
 	pairs        [][2]voice
 	dialogue     []line
 	noise        float64 // noise amplitude (sox vol); 0 for none
@@ -196,6 +198,39 @@ var conditions = []condition{
 	{name: "flite-male", class: "flite", pairs: fliteMale, dialogue: dialogueEN},
 	{name: "flite-music", class: "flite", pairs: fliteDistinct, dialogue: dialogueEN, music: "middle"},
 	{name: "call-30min", class: "distinct", pairs: distinct[:1], dialogue: longDialogue, minutes: 30},
+	// Debian's MBROLA diphone voices (contrib and non-free), through
+	// eSpeak NG's mb-* voices: never tuned on, so a held-out set.
+	{name: "mbrola", class: "mbrola", pairs: mbrolaDistinct, dialogue: dialogueEN},
+	{name: "mbrola-tel", class: "mbrola", pairs: mbrolaDistinct, dialogue: dialogueEN, telephone: true},
+	{name: "mbrola-male", class: "mbrola", pairs: mbrolaMale, dialogue: dialogueEN},
+	{name: "mbrola-male-tel", class: "mbrola", pairs: mbrolaMale, dialogue: dialogueEN, telephone: true},
+	// Festival's voices (Debian main): also never tuned on.
+	{name: "festival", class: "festival", pairs: festivalPairs, dialogue: dialogueEN},
+	{name: "festival-tel", class: "festival", pairs: festivalPairs, dialogue: dialogueEN, telephone: true},
+}
+
+// festivalPairs are pairs of Festival's voices: rab (a British man's
+// diphones), ked (a US man's diphones) and cmu_us_slt_arctic_hts (an HTS
+// voice trained on CMU ARCTIC's slt, a US woman); the third pair is two men.
+var festivalPairs = [][2]voice{
+	{{"festival:cmu_us_slt_arctic_hts", "", ""}, {"festival:rab_diphone", "", ""}},
+	{{"festival:ked_diphone", "", ""}, {"festival:cmu_us_slt_arctic_hts", "", ""}},
+	{{"festival:rab_diphone", "", ""}, {"festival:ked_diphone", "", ""}},
+}
+
+// mbrolaDistinct and mbrolaMale are pairs of Debian's MBROLA voices, each
+// a diphone database recorded by one real speaker (us1 a US woman, us2 and
+// us3 US men, en1 a British man), spoken through eSpeak NG (mb-us1, …).
+var mbrolaDistinct = [][2]voice{
+	{{"mb-us1", "", ""}, {"mb-us2", "", ""}},
+	{{"mb-us3", "", ""}, {"mb-us1", "", ""}},
+	{{"mb-us1", "", ""}, {"mb-en1", "", ""}},
+}
+
+var mbrolaMale = [][2]voice{
+	{{"mb-us2", "", ""}, {"mb-us3", "", ""}},
+	{{"mb-us3", "", ""}, {"mb-en1", "", ""}},
+	{{"mb-en1", "", ""}, {"mb-us2", "", ""}},
 }
 
 // fliteDistinct and fliteMale are pairs of Debian's flite voices, built
@@ -272,9 +307,14 @@ func main() {
 			conditions[i].name = strings.Replace(conditions[i].name, "close", "heldout", 1)
 		}
 	}
-	for _, tool := range []string{"espeak-ng", "sox", "soxi", "lame", "flite"} {
+	for _, tool := range []string{"espeak-ng", "sox", "soxi", "lame", "flite", "text2wave"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fail(fmt.Errorf("%s is not installed (make eval installs it with .ci/eval-deps.sh)", tool))
+		}
+	}
+	for _, v := range []string{"us1", "us2", "us3", "en1"} {
+		if _, err := os.Stat("/usr/share/mbrola/" + v + "/" + v); err != nil {
+			fail(fmt.Errorf("the MBROLA voice %s is not installed (make eval installs it with .ci/eval-deps.sh)", v))
 		}
 	}
 	dir := *keep
@@ -293,7 +333,7 @@ func main() {
 	header := fmt.Sprintf("%-18s %5s %8s %7s %7s %8s %6s %11s %8s %8s %7s %s",
 		"condition", "calls", "speech s", "missed", "false", "confused", "DER", "words right", "bound50", "bound90", "changes", "in order")
 	fmt.Println(header)
-	classes := map[string]*score{"distinct": {}, "close": {}, "flite": {}}
+	classes := map[string]*score{"distinct": {}, "close": {}, "flite": {}, "mbrola": {}, "festival": {}}
 	var cpu time.Duration
 	var audio float64
 	for _, c := range conditions {
@@ -330,7 +370,7 @@ func main() {
 		printRow(c.name, sum)
 	}
 	fmt.Println()
-	for _, k := range []string{"distinct", "close", "flite"} {
+	for _, k := range []string{"distinct", "close", "flite", "mbrola", "festival"} {
 		if classes[k].calls > 0 {
 			printRow("all "+k, *classes[k])
 		}
@@ -702,15 +742,30 @@ func makeCall(name string, p [2]voice, c condition, seed int64) ([]domain.Turn, 
 
 // speak writes one turn as a 16 kHz mono WAV at out, trimmed of the
 // voice's own leading and trailing silence so the known turn is where the
-// speech is: eSpeak NG's Armenian, or a flite voice ("flite:slt").
+// speech is: eSpeak NG's Armenian (or an mb-* MBROLA voice), a flite voice
+// ("flite:slt") or a Festival voice ("festival:rab_diphone").
 func speak(v voice, text, out string) error {
 	raw := out + "-raw.wav"
 	defer os.Remove(raw)
 	var err error
 	if f, ok := strings.CutPrefix(v.name, "flite:"); ok {
 		_, err = run("flite", "-voice", f, "-t", text, "-o", raw)
+	} else if f, ok := strings.CutPrefix(v.name, "festival:"); ok {
+		txt := out + "-text.txt"
+		defer os.Remove(txt)
+		if err := os.WriteFile(txt, []byte(text+"\n"), 0o644); err != nil {
+			return err
+		}
+		_, err = run("text2wave", "-eval", "(voice_"+f+")", "-o", raw, txt)
 	} else {
-		_, err = run("espeak-ng", "-v", v.name, "-p", v.pitch, "-s", v.speed, "-w", raw, text)
+		args := []string{"-v", v.name, "-w", raw}
+		if v.pitch != "" {
+			args = append(args, "-p", v.pitch)
+		}
+		if v.speed != "" {
+			args = append(args, "-s", v.speed)
+		}
+		_, err = run("espeak-ng", append(args, text)...)
 	}
 	if err != nil {
 		return err
