@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -28,31 +27,9 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	if q.Account == "" {
 		return nil, 0, errors.New("sqlite.ListJobs: no account")
 	}
-	var args []any
-	param := func(v any) string {
-		args = append(args, v)
-		return "?" + strconv.Itoa(len(args))
-	}
-	where := []string{"account_id = " + param(string(q.Account))}
-	if q.Status != "" {
-		where = append(where, "status = "+param(string(q.Status)))
-	}
-	if q.Type != "" {
-		where = append(where, "type = "+param(string(q.Type)))
-	}
-	if q.ChecklistID != "" {
-		where = append(where, "checklist_id = "+param(q.ChecklistID))
-	}
-	if !q.From.IsZero() {
-		where = append(where, "created_at >= "+param(toMs(q.From)))
-	}
-	if !q.To.IsZero() {
-		where = append(where, "created_at < "+param(toMs(q.To)))
-	}
-	if !q.After.IsZero() {
-		ms := param(q.After.CreatedAt.UnixMilli())
-		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+param(string(q.After.ID))+")")
-	}
+	a := sqlstore.SQLite.NewArgs()
+	param := a.Add
+	where := sqlstore.JobFilter(q, a)
 	if phrase, ok := searchPhrase(q.Search); ok {
 		// The index names the few jobs with the words; the unary + keeps
 		// SQLite from walking the account's every job (and its text) on
@@ -62,7 +39,7 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	} else if q.Search != "" {
 		where = append(where, `search_text LIKE '%' || `+param(webquery.Contains(q.Search))+` || '%' ESCAPE '\'`)
 	}
-	countArgs := args[:len(args):len(args)]
+	countArgs := a.Values[:len(a.Values):len(a.Values)]
 	limit, offset := webquery.Page(q)
 	order := " ORDER BY created_at DESC, id DESC"
 	var query, count string
@@ -82,7 +59,7 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	if q.Search != "" {
 		query += ")" + order
 	}
-	jobs, total, err := s.listJobs(ctx, query, args)
+	jobs, total, err := s.listJobs(ctx, query, a.Values)
 	if err == nil && len(jobs) == 0 && offset > 0 {
 		// Past the last page no row carries the total.
 		err = s.db.QueryRowContext(ctx, count, countArgs...).Scan(&total)
@@ -100,20 +77,9 @@ func (s *Store) listJobs(ctx context.Context, query string, args []any) ([]ports
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []ports.ListedJob{}
 	var total int
-	for rows.Next() {
-		var r sqlstore.ListedScan
-		if err := rows.Scan(append(r.Dest(), &r.Excerpt, &total)...); err != nil {
-			return nil, 0, err
-		}
-		l, err := r.Listed()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, l)
-	}
-	return out, total, rows.Err()
+	out, err := sqlstore.Collect(rows, sqlstore.ScanListedTotal(&total))
+	return out, total, err
 }
 
 // AnalysesByDocs returns the analyses of those of docs that are the
