@@ -18,9 +18,9 @@ import (
 var accountCols = sqlstore.AccountCols
 
 var (
-	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
-	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(1, len(accountCols)) + ")"
-	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = $" + fmt.Sprint(len(accountCols))
+	accountSelect = sqlstore.Select("accounts", accountCols)
+	accountInsert = sqlstore.Postgres.Insert("accounts", accountCols)
+	accountUpdate = sqlstore.Postgres.Update("accounts", accountCols)
 )
 
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
@@ -115,22 +115,10 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error 
 // ListAPIKeys returns the account's keys, newest first; keys created in the
 // same millisecond come last-added first.
 func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+keyCols+` FROM api_keys k
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanAPIKey, "SELECT "+keyCols+` FROM api_keys k
 		WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.ord DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
-	}
-	defer rows.Close()
-	var out []domain.APIKey
-	for rows.Next() {
-		var k sqlstore.APIKeyScan
-		if err := rows.Scan(k.Dest()...); err != nil {
-			return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
-		}
-		out = append(out, k.Key())
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
 	}
 	return out, nil
 }

@@ -19,9 +19,9 @@ var (
 )
 
 var (
-	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(1, len(jobWriteCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = $" + fmt.Sprint(len(jobWriteCols))
+	jobSelect = sqlstore.Select("jobs", jobCols)
+	jobInsert = sqlstore.Postgres.Insert("jobs", jobWriteCols)
+	jobUpdate = sqlstore.Postgres.Update("jobs", jobWriteCols)
 	// jobAndAccountForUpdate reads a job and its account and locks both
 	// rows until the transaction ends (DeleteJob). NO KEY UPDATE: no key
 	// changes, so inserts that merely reference the account (a new job, a

@@ -256,17 +256,12 @@ func unreachable(err error) bool {
 	return strings.Contains(err.Error(), "conn closed")
 }
 
-// Times, placeholders and updates as both stores write them (sqlstore).
+// Times and updates as both stores write them (sqlstore).
 var (
 	toMs     = sqlstore.ToMs
 	fromMs   = sqlstore.FromMs
 	toNullMs = sqlstore.ToNullMs
-	// placeholders returns "$from, $from+1, …" for n values.
-	placeholders = sqlstore.Postgres.Params
-	// updateSet returns "b = $1, c = $2" for every column but the first
-	// (the key), which is then $len(cols).
-	updateSet = sqlstore.Postgres.UpdateSet
 	// keyLast moves a row's key (its first value) to the end, to match
-	// "UPDATE … SET <updateSet> WHERE key = $n".
+	// sqlstore.Dialect.Update.
 	keyLast = sqlstore.KeyLast
 )

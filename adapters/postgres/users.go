@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,9 +15,9 @@ import (
 var userCols = sqlstore.UserCols
 
 var (
-	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
-	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(1, len(userCols)) + ")"
-	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = $" + fmt.Sprint(len(userCols))
+	userSelect = sqlstore.Select("users", userCols)
+	userInsert = sqlstore.Postgres.Insert("users", userCols)
+	userUpdate = sqlstore.Postgres.Update("users", userCols)
 )
 
 // toUserRow lists u's values in userCols order. No invitation expiry is NULL.

@@ -16,9 +16,9 @@ import (
 var accountCols = sqlstore.AccountCols
 
 var (
-	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
-	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(len(accountCols)) + ")"
-	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = ?"
+	accountSelect = sqlstore.Select("accounts", accountCols)
+	accountInsert = sqlstore.SQLite.Insert("accounts", accountCols)
+	accountUpdate = sqlstore.SQLite.Update("accounts", accountCols)
 )
 
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
@@ -125,21 +125,9 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error 
 // ListAPIKeys returns the account's keys, newest first; keys created in the
 // same millisecond come last-added first.
 func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+keyCols+` FROM api_keys k
+	out, err := queryAll(ctx, s.db, sqlstore.ScanAPIKey, "SELECT "+keyCols+` FROM api_keys k
 		WHERE k.account_id = ? ORDER BY k.created_at DESC, k.rowid DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
-	}
-	defer rows.Close()
-	var out []domain.APIKey
-	for rows.Next() {
-		var k sqlstore.APIKeyScan
-		if err := rows.Scan(k.Dest()...); err != nil {
-			return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
-		}
-		out = append(out, k.Key())
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
 	}
 	return out, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -19,9 +18,9 @@ var (
 )
 
 var (
-	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(len(jobWriteCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = ?"
+	jobSelect = sqlstore.Select("jobs", jobCols)
+	jobInsert = sqlstore.SQLite.Insert("jobs", jobWriteCols)
+	jobUpdate = sqlstore.SQLite.Update("jobs", jobWriteCols)
 )
 
 // toJobRow lists j's values in jobWriteCols order.

@@ -269,14 +269,12 @@ func translate(err error) error {
 	return err
 }
 
-// Times, placeholders and updates as both stores write them (sqlstore).
+// Times and updates as both stores write them (sqlstore).
 var (
 	toMs   = sqlstore.ToMs
 	fromMs = sqlstore.FromMs
-	// updateSet returns "b = ?, c = ?" for every column but the first (the key).
-	updateSet = sqlstore.SQLite.UpdateSet
 	// keyLast moves a row's key (its first value) to the end, to match
-	// "UPDATE … SET <updateSet> WHERE key = ?".
+	// sqlstore.Dialect.Update.
 	keyLast = sqlstore.KeyLast
 )
 

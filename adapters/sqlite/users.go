@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
@@ -15,9 +14,9 @@ import (
 var userCols = sqlstore.UserCols
 
 var (
-	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
-	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(len(userCols)) + ")"
-	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = ?"
+	userSelect = sqlstore.Select("users", userCols)
+	userInsert = sqlstore.SQLite.Insert("users", userCols)
+	userUpdate = sqlstore.SQLite.Update("users", userCols)
 )
 
 // toUserRow lists u's values in userCols order. No invitation expiry is NULL.

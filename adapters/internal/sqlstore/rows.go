@@ -390,6 +390,15 @@ func (r *APIKeyScan) Key() domain.APIKey {
 	return k
 }
 
+// ScanAPIKey reads one key row (APIKeyCols).
+func ScanAPIKey(sc Scanner) (domain.APIKey, error) {
+	var r APIKeyScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.APIKey{}, err
+	}
+	return r.Key(), nil
+}
+
 // The outbox.
 
 // OutboxCols are the columns an event is written to the outbox with.
