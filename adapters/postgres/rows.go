@@ -3,22 +3,20 @@ package postgres
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 )
 
-// queryAll runs a query on pool and reads every row with scan (see
-// sqlstore.Collect); its errors are translated.
+// queryAll runs a query on pool and reads every row with scan, an empty
+// slice when there are none (pgx.CollectRows, which closes the rows); its
+// errors are translated.
 func queryAll[T any](ctx context.Context, pool *pgxpool.Pool, scan func(sqlstore.Scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, translate(err)
+	var out []T
+	if err == nil {
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
 	}
-	defer rows.Close()
-	out, err := sqlstore.Collect(rows, scan)
-	if err != nil {
-		return nil, translate(err)
-	}
-	return out, nil
+	return out, translate(err)
 }
