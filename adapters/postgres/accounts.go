@@ -38,15 +38,6 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	return nil
 }
 
-// GetAccount returns an account or domain.ErrNotFound.
-func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
-	a, err := toDomainAccount(s.pool.QueryRow(ctx, accountSelect+" WHERE id = $1", string(id)))
-	if err != nil {
-		return domain.Account{}, fmt.Errorf("postgres.GetAccount: account %s: %w", id, err)
-	}
-	return a, nil
-}
-
 // UpdateAccount locks the account, applies fn and saves it in one
 // transaction. When fn fails nothing is saved and its error is returned
 // unchanged.

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -61,15 +59,6 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	return old, nil
 }
 
-// GetTombstone returns a deleted job's tombstone.
-func (s *Store) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	t, err := sqlstore.ScanTombstone(s.pool.QueryRow(ctx, deletionSQL.GetTombstone, string(id)))
-	if err != nil {
-		return domain.Tombstone{}, fmt.Errorf("postgres.GetTombstone: %s: %w", id, translate(err))
-	}
-	return t, nil
-}
-
 // SetRetentionDays sets the account's retention rule; 0 removes it.
 func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, days int) error {
 	var err error
@@ -87,26 +76,4 @@ func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, 
 		return fmt.Errorf("postgres.SetRetentionDays: account %s: %w", account, translate(err))
 	}
 	return nil
-}
-
-// RetentionDays returns the account's retention rule, 0 when none is set.
-func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
-	var days int
-	err := s.pool.QueryRow(ctx, deletionSQL.Retention, string(account)).Scan(&days)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("postgres.RetentionDays: %w", translate(err))
-	}
-	return days, nil
-}
-
-// ExpiredJobs lists jobs older than their account's retention, oldest first.
-func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanJob, deletionSQL.ExpiredJobs, toMs(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("postgres.ExpiredJobs: %w", translate(err))
-	}
-	return out, nil
 }

@@ -40,6 +40,8 @@ import (
 
 // Store implements every store port (ports.Stores) on one Postgres database.
 type Store struct {
+	// Reads are the plain reads written once for both stores.
+	sqlstore.Reads
 	pool       *pgxpool.Pool
 	written    chan struct{}        // OutboxWritten
 	lastWindow atomic.Int64         // newest rate window seen, unix ms: drives cleanup
@@ -76,7 +78,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
+	return &Store{Reads: sqlstore.NewReads(sqlstore.Postgres, reader{pool}, "postgres", translate), pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
 		polls:   batchQueue[*pollReq]{maxInFlight: pollBatchesInFlight, maxBatch: pollBatchMax},
 		updates: batchQueue[*jobUpdateReq]{maxInFlight: maxCommitters, maxBatch: maxGroup},
 	}, nil

@@ -20,3 +20,18 @@ func queryAll[T any](ctx context.Context, pool *pgxpool.Pool, scan func(sqlstore
 	}
 	return out, translate(err)
 }
+
+// reader is the pool as sqlstore.Reads use it.
+type reader struct{ pool *pgxpool.Pool }
+
+func (r reader) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return r.pool.QueryRow(ctx, query, args...)
+}
+
+func (r reader) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, func(), error) {
+	rows, err := r.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, rows.Close, nil
+}

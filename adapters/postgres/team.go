@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,15 +18,6 @@ var (
 
 // The team's statements are shared with the SQLite store.
 var teamSQL = sqlstore.Postgres.Team()
-
-// ListUsers returns the account's users, oldest first.
-func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanUser, teamSQL.ListUsers, string(account))
-	if err != nil {
-		return nil, fmt.Errorf("postgres.ListUsers: %w", err)
-	}
-	return out, nil
-}
 
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
@@ -57,14 +47,4 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (in
 		return 0, fmt.Errorf("postgres.DeleteUserSessions: %w", translate(err))
 	}
 	return int(tag.RowsAffected()), nil
-}
-
-// JobUsage returns the account's jobs created since from, light, oldest
-// first, on the index jobs_account_created.
-func (s *Store) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanUsage(account), teamSQL.JobUsage, string(account), toMs(from))
-	if err != nil {
-		return nil, fmt.Errorf("postgres.JobUsage: %w", err)
-	}
-	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // The user's columns and row mapping are shared with the other store.
@@ -54,19 +53,6 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
 	}
 	return nil
-}
-
-// FindUser returns the user with the one ID, email or invitation hash set in by.
-func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	query, col, val, err := sqlstore.Postgres.FindUserQuery(by)
-	if err != nil {
-		return domain.User{}, fmt.Errorf("postgres.FindUser: %w", err)
-	}
-	u, err := toDomainUser(s.pool.QueryRow(ctx, query, val))
-	if err != nil {
-		return domain.User{}, fmt.Errorf("postgres.FindUser: by %s: %w", col, err)
-	}
-	return u, nil
 }
 
 // UpdateUser locks the user, applies fn and saves it in one transaction;

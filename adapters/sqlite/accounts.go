@@ -40,15 +40,6 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	return nil
 }
 
-// GetAccount returns an account or domain.ErrNotFound.
-func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
-	a, err := toDomainAccount(s.db.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
-	if err != nil {
-		return domain.Account{}, fmt.Errorf("sqlite.GetAccount: account %s: %w", id, err)
-	}
-	return a, nil
-}
-
 // UpdateAccount applies fn to the account in one write transaction. When fn
 // fails nothing is saved and its error is returned unchanged.
 func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {

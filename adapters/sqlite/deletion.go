@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
@@ -58,15 +57,6 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	return old, nil
 }
 
-// GetTombstone returns a deleted job's tombstone.
-func (s *Store) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	t, err := sqlstore.ScanTombstone(s.db.QueryRowContext(ctx, deletionSQL.GetTombstone, string(id)))
-	if err != nil {
-		return domain.Tombstone{}, fmt.Errorf("sqlite.GetTombstone: %s: %w", id, translate(err))
-	}
-	return t, nil
-}
-
 // SetRetentionDays sets the account's retention rule; 0 removes it.
 func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, days int) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -85,26 +75,4 @@ func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, 
 		return fmt.Errorf("sqlite.SetRetentionDays: %w", err)
 	}
 	return nil
-}
-
-// RetentionDays returns the account's retention rule, 0 when none is set.
-func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
-	var days int
-	err := s.db.QueryRowContext(ctx, deletionSQL.Retention, string(account)).Scan(&days)
-	if err == sql.ErrNoRows {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sqlite.RetentionDays: %w", translate(err))
-	}
-	return days, nil
-}
-
-// ExpiredJobs lists jobs older than their account's retention, oldest first.
-func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.db, sqlstore.ScanJob, deletionSQL.ExpiredJobs, toMs(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.ExpiredJobs: %w", err)
-	}
-	return out, nil
 }

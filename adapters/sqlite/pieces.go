@@ -28,15 +28,6 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 	return nil
 }
 
-// RecognizedPieces implements ports.RecognizedPieces.
-func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := queryAll(ctx, s.db, sqlstore.ScanPiece, piecesSQL.List, string(id))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.RecognizedPieces: %w", err)
-	}
-	return sqlstore.PieceMap(rows), nil
-}
-
 // DropPieces implements ports.RecognizedPieces.
 func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -21,3 +21,18 @@ func queryAll[T any](ctx context.Context, db *sql.DB, scan func(sqlstore.Scanner
 	}
 	return out, nil
 }
+
+// reader is the database as sqlstore.Reads use it.
+type reader struct{ db *sql.DB }
+
+func (r reader) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return r.db.QueryRowContext(ctx, query, args...)
+}
+
+func (r reader) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, func(), error) {
+	rows, err := r.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, func() { _ = rows.Close() }, nil
+}

@@ -41,6 +41,8 @@ const busyTimeout = 10 * time.Second
 
 // Store implements every store port (ports.Stores) on one SQLite database.
 type Store struct {
+	// Reads are the plain reads written once for both stores.
+	sqlstore.Reads
 	migrated      []string // migrations Open applied
 	schemaVersion int      // the schema's version after Open
 	db            *sql.DB
@@ -82,7 +84,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{migrated: applied, schemaVersion: version, db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
+	return &Store{Reads: sqlstore.NewReads(sqlstore.SQLite, reader{db}, "sqlite", translate), migrated: applied, schemaVersion: version, db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
 }
 
 func dsn(path string) string {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // The user's columns and row mapping are shared with the other store.
@@ -60,19 +59,6 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 		return fmt.Errorf("sqlite.CreateUser: user %s: %w", u.ID, err)
 	}
 	return nil
-}
-
-// FindUser returns the user with the one ID, email or invitation hash set in by.
-func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	query, col, val, err := sqlstore.SQLite.FindUserQuery(by)
-	if err != nil {
-		return domain.User{}, fmt.Errorf("sqlite.FindUser: %w", err)
-	}
-	u, err := toDomainUser(s.db.QueryRowContext(ctx, query, val))
-	if err != nil {
-		return domain.User{}, fmt.Errorf("sqlite.FindUser: by %s: %w", col, err)
-	}
-	return u, nil
 }
 
 // UpdateUser applies fn to the user in one write transaction; the user
