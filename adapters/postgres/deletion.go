@@ -10,9 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The deletion statements are shared with the SQLite store.
-var deletionSQL = sqlstore.Postgres.Deletion()
-
 // DeleteJob locks the job and its account, applies fn, and removes the job
 // and everything written about it, keeping its tombstone, in one
 // transaction. A stage updating the job at the same moment waits for the

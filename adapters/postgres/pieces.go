@@ -9,8 +9,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var piecesSQL = sqlstore.Postgres.Pieces()
-
 // SavePiece implements ports.RecognizedPieces.
 func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec domain.Recognition, now time.Time) error {
 	text, err := sqlstore.EncodeRecognition(rec)

@@ -59,7 +59,18 @@ type Store struct {
 	schemaVersion int      // the schema's version after Open
 }
 
-var _ ports.Stores = (*Store)(nil)
+var (
+	_ ports.Stores      = (*Store)(nil)
+	_ ports.TeamStore   = (*Store)(nil)
+	_ ports.UsageReader = (*Store)(nil)
+)
+
+// The statements the stores share (sqlstore), in this store's dialect.
+var (
+	deletionSQL = sqlstore.Postgres.Deletion()
+	teamSQL     = sqlstore.Postgres.Team()
+	piecesSQL   = sqlstore.Postgres.Pieces()
+)
 
 // Open connects to the database at url (postgres://…; pool settings such
 // as pool_max_conns and runtime parameters such as search_path may be given

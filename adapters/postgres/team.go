@@ -6,18 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
-
-var (
-	_ ports.TeamStore   = (*Store)(nil)
-	_ ports.UsageReader = (*Store)(nil)
-)
-
-// The team's statements are shared with the SQLite store.
-var teamSQL = sqlstore.Postgres.Team()
 
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {

@@ -9,9 +9,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The deletion statements are shared with the Postgres store.
-var deletionSQL = sqlstore.SQLite.Deletion()
-
 // DeleteJob removes the job and everything written about it, keeping its
 // tombstone, in one write transaction.
 func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.Job, *domain.Account) (domain.Tombstone, []domain.Event, error)) (domain.Job, error) {

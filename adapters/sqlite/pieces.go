@@ -10,8 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var piecesSQL = sqlstore.SQLite.Pieces()
-
 // SavePiece implements ports.RecognizedPieces.
 func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec domain.Recognition, now time.Time) error {
 	text, err := sqlstore.EncodeRecognition(rec)

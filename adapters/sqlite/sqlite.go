@@ -53,7 +53,18 @@ type Store struct {
 	keyByHash     *sql.Stmt     // APIKeyByHash's, parsed once: a key the cache lacks
 }
 
-var _ ports.Stores = (*Store)(nil)
+var (
+	_ ports.Stores      = (*Store)(nil)
+	_ ports.TeamStore   = (*Store)(nil)
+	_ ports.UsageReader = (*Store)(nil)
+)
+
+// The statements the stores share (sqlstore), in this store's dialect.
+var (
+	deletionSQL = sqlstore.SQLite.Deletion()
+	teamSQL     = sqlstore.SQLite.Team()
+	piecesSQL   = sqlstore.SQLite.Pieces()
+)
 
 // Open opens (creating if needed) the database file at path and brings its
 // schema up to date.

@@ -5,18 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
-
-var (
-	_ ports.TeamStore   = (*Store)(nil)
-	_ ports.UsageReader = (*Store)(nil)
-)
-
-// The team's statements are shared with the Postgres store.
-var teamSQL = sqlstore.SQLite.Team()
 
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
