@@ -44,25 +44,9 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
 	var fnErr error
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		a, err := toDomainAccount(tx.QueryRow(ctx, accountSelect+" WHERE id = $1 FOR NO KEY UPDATE", string(id)))
-		if err != nil {
-			return fmt.Errorf("account %s: %w", id, err)
-		}
-		if err := fn(&a); err != nil {
-			fnErr = err
-			return err
-		}
-		a.ID = id
-		_, err = tx.Exec(ctx, accountUpdate, keyLast(toAccountRow(a))...)
-		return translate(err)
+		return sqlstore.Postgres.ModifyAccount(ctx, txn{tx}, " FOR NO KEY UPDATE", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("postgres.UpdateAccount: %w", translate(err))
-	}
-	return nil
+	return sqlstore.Outcome("postgres.UpdateAccount", fnErr, err, translate)
 }
 
 var keyCols = "k." + strings.Join(sqlstore.APIKeyCols, ", k.")

@@ -35,3 +35,20 @@ func (r reader) Query(ctx context.Context, query string, args ...any) (sqlstore.
 	}
 	return rows, rows.Close, nil
 }
+
+// txn is a transaction as sqlstore.Tx; its errors are translated.
+type txn struct{ pgx.Tx }
+
+func (t txn) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return translated{t.Tx.QueryRow(ctx, query, args...)}
+}
+
+func (t txn) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.Tx.Exec(ctx, query, args...)
+	return translate(err)
+}
+
+// translated is a row whose Scan errors are translated.
+type translated struct{ pgx.Row }
+
+func (r translated) Scan(dest ...any) error { return translate(r.Row.Scan(dest...)) }

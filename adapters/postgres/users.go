@@ -10,22 +10,11 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The user's columns and row mapping are shared with the other store.
-var userCols = sqlstore.UserCols
+// userInsert writes a user (sqlstore.UserCols, UserRow).
+var userInsert = sqlstore.Postgres.Insert("users", sqlstore.UserCols)
 
-var (
-	userSelect = sqlstore.Select("users", userCols)
-	userInsert = sqlstore.Postgres.Insert("users", userCols)
-	userUpdate = sqlstore.Postgres.Update("users", userCols)
-)
-
-// toUserRow lists u's values in userCols order. No invitation expiry is NULL.
+// toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
-
-func toDomainUser(row pgx.Row) (domain.User, error) {
-	u, err := sqlstore.ScanUser(row)
-	return u, translate(err)
-}
 
 // SignUp saves the account and its first user in one transaction: a taken
 // email (or account or user ID) is domain.ErrConflict and saves neither.
@@ -61,24 +50,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error {
 	var fnErr error
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		u, err := toDomainUser(tx.QueryRow(ctx, userSelect+" WHERE id = $1 FOR UPDATE", id))
-		if err != nil {
-			return fmt.Errorf("user %s: %w", id, err)
-		}
-		acct := u.AccountID
-		if err := fn(&u); err != nil {
-			fnErr = err
-			return err
-		}
-		u.ID, u.AccountID = id, acct
-		_, err = tx.Exec(ctx, userUpdate, keyLast(toUserRow(u))...)
-		return translate(err)
+		return sqlstore.Postgres.ModifyUser(ctx, txn{tx}, " FOR UPDATE", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("postgres.UpdateUser: %w", translate(err))
-	}
-	return nil
+	return sqlstore.Outcome("postgres.UpdateUser", fnErr, err, translate)
 }

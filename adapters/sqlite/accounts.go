@@ -45,25 +45,9 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
 	var fnErr error
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		a, err := toDomainAccount(tx.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
-		if err != nil {
-			return fmt.Errorf("account %s: %w", id, err)
-		}
-		if err := fn(&a); err != nil {
-			fnErr = err
-			return err
-		}
-		a.ID = id
-		_, err = tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...)
-		return translate(err)
+		return sqlstore.SQLite.ModifyAccount(ctx, txn{tx}, "", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("sqlite.UpdateAccount: %w", err)
-	}
-	return nil
+	return sqlstore.Outcome("sqlite.UpdateAccount", fnErr, err, nil)
 }
 
 var keyCols = "k." + strings.Join(sqlstore.APIKeyCols, ", k.")

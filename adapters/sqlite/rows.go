@@ -36,3 +36,21 @@ func (r reader) Query(ctx context.Context, query string, args ...any) (sqlstore.
 	}
 	return rows, func() { _ = rows.Close() }, nil
 }
+
+// txn is a write transaction as sqlstore.Tx; its errors are translated.
+type txn struct{ *sql.Tx }
+
+func (t txn) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	row := t.QueryRowContext(ctx, query, args...)
+	return scanFunc(func(dest ...any) error { return translate(row.Scan(dest...)) })
+}
+
+func (t txn) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.ExecContext(ctx, query, args...)
+	return translate(err)
+}
+
+// scanFunc is a Scan as a sqlstore.Scanner.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
