@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,27 +13,23 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// listedCols are the columns of a listed job (sqlstore.ListedScan); the
-// duration is read as its JSON text.
-var listedCols = sqlstore.ListedCols("audio::json ->> 'duration'")
-
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all, in one statement (the count an
 // InitPlan beside the page) on the index jobs_account_created. Search is a
 // substring of the stored search_text (see webquery), never lower(), whose
 // result depends on the database's locale; see searchJobs.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
-	if q.Account == "" {
-		return nil, 0, errors.New("postgres.ListJobs: no account")
-	}
 	a := sqlstore.Postgres.NewArgs()
+	where, err := sqlstore.JobFilter(q, a)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", err)
+	}
 	param := a.Add
-	where := sqlstore.JobFilter(q, a)
 	limit, offset := webquery.Page(q)
 	order := " ORDER BY created_at DESC, id DESC"
 	if q.Search == "" {
 		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
-		page := "SELECT " + listedCols + ", '', (SELECT count(*)" + cond + ")" + cond + order +
+		page := "SELECT " + sqlstore.Postgres.ListedCols() + ", '', (SELECT count(*)" + cond + ")" + cond + order +
 			" LIMIT " + param(limit) + " OFFSET " + param(offset)
 		jobs, total, err := readListed(s.pool.Query(ctx, page, a.Values...))
 		if err == nil && len(jobs) == 0 && offset > 0 {
@@ -55,7 +50,7 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	countArgs := a.Values[:len(a.Values):len(a.Values)]
 	folded, beyond := webquery.Excerpt(q.Search)
 	excerpt := "left(transcription, strpos(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " + param(folded) + ") + " + param(beyond) + ")"
-	page := with + "SELECT " + listedCols + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
+	page := with + "SELECT " + sqlstore.Postgres.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
 		" LIMIT " + param(limit) + " OFFSET " + param(offset) + ")" + order
 	return s.searchJobs(ctx, page, a.Values, count, countArgs, offset)
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -12,10 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// listedCols are the columns of a listed job (sqlstore.ListedScan); the
-// duration is read as its JSON text.
-var listedCols = sqlstore.ListedCols("audio -> '$.duration'")
-
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all, in one statement on the index
 // jobs_account_created. Search is a substring of the stored search_text
@@ -24,12 +19,12 @@ var listedCols = sqlstore.ListedCols("audio -> '$.duration'")
 // a scan; the matches are found once (the CTE m) for the count and the
 // page, and only the page's rows read their transcription's excerpt.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
-	if q.Account == "" {
-		return nil, 0, errors.New("sqlite.ListJobs: no account")
-	}
 	a := sqlstore.SQLite.NewArgs()
+	where, err := sqlstore.JobFilter(q, a)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite.ListJobs: %w", err)
+	}
 	param := a.Add
-	where := sqlstore.JobFilter(q, a)
 	if phrase, ok := searchPhrase(q.Search); ok {
 		// The index names the few jobs with the words; the unary + keeps
 		// SQLite from walking the account's every job (and its text) on
@@ -46,14 +41,14 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	if q.Search == "" {
 		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
 		count = "SELECT count(*)" + cond
-		query = "SELECT " + listedCols + ", '', (" + count + ")" + cond + order
+		query = "SELECT " + sqlstore.SQLite.ListedCols() + ", '', (" + count + ")" + cond + order
 	} else {
 		folded, beyond := webquery.Excerpt(q.Search)
 		with := "WITH m AS MATERIALIZED (SELECT rowid AS r, created_at, id FROM jobs WHERE " + strings.Join(where, " AND ") + ") "
 		count = with + "SELECT count(*) FROM m"
 		excerpt := "substr(transcription, 1, instr(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " +
 			param(folded) + ") + " + param(beyond) + ")"
-		query = with + "SELECT " + listedCols + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m" + order
+		query = with + "SELECT " + sqlstore.SQLite.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m" + order
 	}
 	query += " LIMIT " + param(limit) + " OFFSET " + param(offset)
 	if q.Search != "" {

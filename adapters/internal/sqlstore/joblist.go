@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/hyscribe/hyscribe/ports"
@@ -28,9 +29,13 @@ func (a *Args) Add(v any) string {
 }
 
 // JobFilter is the conditions (to be joined with AND) that keep the jobs of
-// a list query q: its account, status, type, checklist, time range and the
-// keyset cursor (newest first, ties by ID). Search is left to the engine.
-func JobFilter(q ports.JobQuery, a *Args) []string {
+// a list query q: its account (which it must name), status, type,
+// checklist, time range and the keyset cursor (newest first, ties by ID).
+// Search is left to the engine.
+func JobFilter(q ports.JobQuery, a *Args) ([]string, error) {
+	if q.Account == "" {
+		return nil, errors.New("no account")
+	}
 	where := []string{"account_id = " + a.Add(string(q.Account))}
 	if q.Status != "" {
 		where = append(where, "status = "+a.Add(string(q.Status)))
@@ -51,7 +56,7 @@ func JobFilter(q ports.JobQuery, a *Args) []string {
 		ms := a.Add(q.After.CreatedAt.UnixMilli())
 		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+a.Add(string(q.After.ID))+")")
 	}
-	return where
+	return where, nil
 }
 
 // ScanListedTotal reads one row of a job list: a listed job (ListedCols),

@@ -142,9 +142,13 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 // Listed jobs (the history page).
 
 // ListedCols are the columns of a ports.ListedJob in ListedScan.Dest
-// order, given the store's expression for the audio's duration as JSON
-// text (nothing else of the audio details is read).
-func ListedCols(duration string) string {
+// order; of the audio details only the duration is read, as JSON text, in
+// the engine's JSON syntax.
+func (d Dialect) ListedCols() string {
+	duration := "audio -> '$.duration'"
+	if d == Postgres {
+		duration = "audio::json ->> 'duration'"
+	}
 	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, filename, " + duration
 }
 
