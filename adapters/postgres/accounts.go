@@ -13,16 +13,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The account's and API key's columns and row mapping are shared with the
-// other store.
-var accountCols = sqlstore.AccountCols
-
-var (
-	accountSelect = sqlstore.Select("accounts", accountCols)
-	accountInsert = sqlstore.Postgres.Insert("accounts", accountCols)
-	accountUpdate = sqlstore.Postgres.Update("accounts", accountCols)
-)
-
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
 
 func toDomainAccount(row pgx.Row) (domain.Account, error) {
@@ -32,7 +22,7 @@ func toDomainAccount(row pgx.Row) (domain.Account, error) {
 
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
-	if _, err := s.pool.Exec(ctx, accountInsert, toAccountRow(a)...); err != nil {
+	if _, err := s.pool.Exec(ctx, accountSQL.Insert, toAccountRow(a)...); err != nil {
 		return fmt.Errorf("postgres.CreateAccount: %w", translate(err))
 	}
 	return nil
@@ -66,7 +56,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, d
 	var k sqlstore.APIKeyScan
 	var a sqlstore.AccountScan
 	dest := append(k.Dest(), a.Dest()...)
-	err := s.pool.QueryRow(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
+	err := s.pool.QueryRow(ctx, "SELECT "+keyCols+", a."+strings.Join(sqlstore.AccountCols, ", a.")+`
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.hash = $1`, hash).Scan(dest...)
 	if err != nil {

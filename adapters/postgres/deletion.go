@@ -34,7 +34,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		}
 		a.ID = old.AccountID
 		b := &pgx.Batch{}
-		b.Queue(accountUpdate, keyLast(toAccountRow(a))...)
+		b.Queue(accountSQL.Update, keyLast(toAccountRow(a))...)
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
 		b.Queue(deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
 		for _, q := range deletionSQL.DeleteJob {

@@ -67,6 +67,9 @@ var (
 
 // The statements the stores share (sqlstore), in this store's dialect.
 var (
+	accountSQL  = sqlstore.Postgres.Table("accounts", sqlstore.AccountCols)
+	jobSQL      = sqlstore.Postgres.Jobs()
+	userSQL     = sqlstore.Postgres.Table("users", sqlstore.UserCols)
 	deletionSQL = sqlstore.Postgres.Deletion()
 	teamSQL     = sqlstore.Postgres.Team()
 	piecesSQL   = sqlstore.Postgres.Pieces()

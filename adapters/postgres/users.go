@@ -10,9 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// userInsert writes a user (sqlstore.UserCols, UserRow).
-var userInsert = sqlstore.Postgres.Insert("users", sqlstore.UserCols)
-
 // toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
 
@@ -24,8 +21,8 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(accountInsert, toAccountRow(a)...)
-		b.Queue(userInsert, toUserRow(owner)...)
+		b.Queue(accountSQL.Insert, toAccountRow(a)...)
+		b.Queue(userSQL.Insert, toUserRow(owner)...)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})
 	if err != nil {
@@ -38,7 +35,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // account is missing, domain.ErrConflict if the ID, email or invitation
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
-	if _, err := s.pool.Exec(ctx, userInsert, toUserRow(u)...); err != nil {
+	if _, err := s.pool.Exec(ctx, userSQL.Insert, toUserRow(u)...); err != nil {
 		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
 	}
 	return nil

@@ -11,16 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The account's and API key's columns and row mapping are shared with the
-// other store.
-var accountCols = sqlstore.AccountCols
-
-var (
-	accountSelect = sqlstore.Select("accounts", accountCols)
-	accountInsert = sqlstore.SQLite.Insert("accounts", accountCols)
-	accountUpdate = sqlstore.SQLite.Update("accounts", accountCols)
-)
-
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
 
 func toDomainAccount(sc scanner) (domain.Account, error) {
@@ -31,7 +21,7 @@ func toDomainAccount(sc scanner) (domain.Account, error) {
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...)
+		_, err := tx.ExecContext(ctx, accountSQL.Insert, toAccountRow(a)...)
 		return translate(err)
 	})
 	if err != nil {
@@ -66,7 +56,7 @@ func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
 }
 
 // keyByHashSelect is APIKeyByHash's statement (prepared at Open).
-var keyByHashSelect = "SELECT " + keyCols + ", a." + strings.Join(accountCols, ", a.") + `
+var keyByHashSelect = "SELECT " + keyCols + ", a." + strings.Join(sqlstore.AccountCols, ", a.") + `
 	FROM api_keys k JOIN accounts a ON a.id = k.account_id
 	WHERE k.hash = ?`
 

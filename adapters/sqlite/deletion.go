@@ -27,7 +27,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 			return err
 		}
 		a.ID = old.AccountID
-		if _, err := tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, accountSQL.Update, keyLast(toAccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID

@@ -61,6 +61,9 @@ var (
 
 // The statements the stores share (sqlstore), in this store's dialect.
 var (
+	accountSQL  = sqlstore.SQLite.Table("accounts", sqlstore.AccountCols)
+	jobSQL      = sqlstore.SQLite.Jobs()
+	userSQL     = sqlstore.SQLite.Table("users", sqlstore.UserCols)
 	deletionSQL = sqlstore.SQLite.Deletion()
 	teamSQL     = sqlstore.SQLite.Team()
 	piecesSQL   = sqlstore.SQLite.Pieces()
@@ -84,7 +87,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// The poll's reads, parsed once: the job, and the key when the
 	// process's key cache does not hold it.
-	getJob, err := db.PrepareContext(ctx, jobSelect+" WHERE id = ?")
+	getJob, err := db.PrepareContext(ctx, jobSQL.Select+" WHERE id = ?")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)

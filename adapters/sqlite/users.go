@@ -9,9 +9,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// userInsert writes a user (sqlstore.UserCols, UserRow).
-var userInsert = sqlstore.SQLite.Insert("users", sqlstore.UserCols)
-
 // toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
 
@@ -22,10 +19,10 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 		return fmt.Errorf("sqlite.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...); err != nil {
+		if _, err := tx.ExecContext(ctx, accountSQL.Insert, toAccountRow(a)...); err != nil {
 			return fmt.Errorf("account %s: %w", a.ID, translate(err))
 		}
-		if _, err := tx.ExecContext(ctx, userInsert, toUserRow(owner)...); err != nil {
+		if _, err := tx.ExecContext(ctx, userSQL.Insert, toUserRow(owner)...); err != nil {
 			return fmt.Errorf("user %s: %w", owner.ID, translate(err))
 		}
 		return nil
@@ -41,7 +38,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, userInsert, toUserRow(u)...)
+		_, err := tx.ExecContext(ctx, userSQL.Insert, toUserRow(u)...)
 		return translate(err)
 	})
 	if err != nil {

@@ -109,3 +109,27 @@ func KeyLast(args []any) []any {
 func Select(table string, cols []string) string {
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table
 }
+
+// TableSQL are a table's plain statements in one dialect; its first column
+// is its key.
+type TableSQL struct {
+	// Select is "SELECT cols FROM table", to be followed by a WHERE.
+	Select string
+	// Insert writes a row (all the columns).
+	Insert string
+	// Update writes a row with its key last (KeyLast).
+	Update string
+}
+
+// Table is the plain statements of table, whose columns are cols.
+func (d Dialect) Table(table string, cols []string) TableSQL {
+	return TableSQL{Select: Select(table, cols), Insert: d.Insert(table, cols), Update: d.Update(table, cols)}
+}
+
+// Jobs is the jobs table's: a job is read without its search text
+// (JobCols) and written with it (JobWriteCols).
+func (d Dialect) Jobs() TableSQL {
+	t := d.Table("jobs", JobWriteCols)
+	t.Select = Select("jobs", JobCols)
+	return t
+}
