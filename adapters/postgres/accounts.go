@@ -22,7 +22,7 @@ func toDomainAccount(row pgx.Row) (domain.Account, error) {
 
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
-	if _, err := s.pool.Exec(ctx, accountSQL.Insert, toAccountRow(a)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Account.Insert, toAccountRow(a)...); err != nil {
 		return fmt.Errorf("postgres.CreateAccount: %w", translate(err))
 	}
 	return nil

@@ -34,10 +34,10 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		}
 		a.ID = old.AccountID
 		b := &pgx.Batch{}
-		b.Queue(accountSQL.Update, keyLast(toAccountRow(a))...)
+		b.Queue(shared.Account.Update, keyLast(toAccountRow(a))...)
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
-		b.Queue(deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
-		for _, q := range deletionSQL.DeleteJob {
+		b.Queue(shared.Deletion.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
+		for _, q := range shared.Deletion.DeleteJob {
 			b.Queue(q, string(old.ID))
 		}
 		queueEvents(b, events)
@@ -61,13 +61,13 @@ func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, 
 	var err error
 	if days <= 0 {
 		var one int
-		err = s.pool.QueryRow(ctx, deletionSQL.AccountExists, string(account)).Scan(&one)
+		err = s.pool.QueryRow(ctx, shared.Deletion.AccountExists, string(account)).Scan(&one)
 		if err == nil {
-			_, err = s.pool.Exec(ctx, deletionSQL.DeleteRetention, string(account))
+			_, err = s.pool.Exec(ctx, shared.Deletion.DeleteRetention, string(account))
 		}
 	} else {
 		// The foreign key refuses an account that does not exist.
-		_, err = s.pool.Exec(ctx, deletionSQL.SetRetention, string(account), days)
+		_, err = s.pool.Exec(ctx, shared.Deletion.SetRetention, string(account), days)
 	}
 	if err != nil {
 		return fmt.Errorf("postgres.SetRetentionDays: account %s: %w", account, translate(err))

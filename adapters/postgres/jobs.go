@@ -29,7 +29,7 @@ var (
 		ORDER BY j.id
 		FOR NO KEY UPDATE OF j`
 	// accountsForUpdate locks accounts in ID order.
-	accountsForUpdate = accountSQL.Select + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
+	accountsForUpdate = shared.Account.Select + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
 )
 
 // toJobRow lists j's values in sqlstore.JobWriteCols order.
@@ -53,7 +53,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 	}
 	// One round trip: a batch runs in one implicit transaction.
 	b := &pgx.Batch{}
-	b.Queue(jobSQL.Insert, row...)
+	b.Queue(shared.Job.Insert, row...)
 	queueEvents(b, events)
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
@@ -66,7 +66,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 
 // GetJob returns a job or domain.ErrNotFound.
 func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error) {
-	j, err := toDomainJob(s.pool.QueryRow(ctx, jobSQL.Select+" WHERE id = $1", string(id)))
+	j, err := toDomainJob(s.pool.QueryRow(ctx, shared.Job.Select+" WHERE id = $1", string(id)))
 	if err != nil {
 		return domain.Job{}, fmt.Errorf("postgres.GetJob: job %s: %w", id, err)
 	}
@@ -77,8 +77,8 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 // batch of two reads, the account found through the job's row).
 func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
 	b := &pgx.Batch{}
-	b.Queue(jobSQL.Select+" WHERE id = $1", string(id))
-	b.Queue(accountSQL.Select+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
+	b.Queue(shared.Job.Select+" WHERE id = $1", string(id))
+	b.Queue(shared.Account.Select+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	j, err := toDomainJob(br.QueryRow())
@@ -96,7 +96,7 @@ func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.J
 // processing or converting jobs last updated before stuckBefore, oldest
 // (created) first.
 func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error) {
-	rows, err := s.pool.Query(ctx, jobSQL.Select+`
+	rows, err := s.pool.Query(ctx, shared.Job.Select+`
 		WHERE (status = 'uploading' AND upload_expires_at <= $1)
 		   OR (status IN ('processing', 'converting') AND updated_at < $2)
 		ORDER BY created_at, id

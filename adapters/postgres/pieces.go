@@ -15,7 +15,7 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 	if err != nil {
 		return fmt.Errorf("postgres.SavePiece: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, piecesSQL.Save, string(id), key, text, toMs(now), string(id)); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Pieces.Save, string(id), key, text, toMs(now), string(id)); err != nil {
 		return fmt.Errorf("postgres.SavePiece: %w", translate(err))
 	}
 	return nil
@@ -23,7 +23,7 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 
 // DropPieces implements ports.RecognizedPieces.
 func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
-	if _, err := s.pool.Exec(ctx, piecesSQL.Drop, string(id)); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Pieces.Drop, string(id)); err != nil {
 		return fmt.Errorf("postgres.DropPieces: %w", translate(err))
 	}
 	return nil

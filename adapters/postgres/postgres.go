@@ -65,15 +65,8 @@ var (
 	_ ports.UsageReader = (*Store)(nil)
 )
 
-// The statements the stores share (sqlstore), in this store's dialect.
-var (
-	accountSQL  = sqlstore.Postgres.Table("accounts", sqlstore.AccountCols)
-	jobSQL      = sqlstore.Postgres.Jobs()
-	userSQL     = sqlstore.Postgres.Table("users", sqlstore.UserCols)
-	deletionSQL = sqlstore.Postgres.Deletion()
-	teamSQL     = sqlstore.Postgres.Team()
-	piecesSQL   = sqlstore.Postgres.Pieces()
-)
+// shared are the statements the stores share (sqlstore), in this dialect.
+var shared = sqlstore.Postgres.Statements()
 
 // Open connects to the database at url (postgres://…; pool settings such
 // as pool_max_conns and runtime parameters such as search_path may be given

@@ -12,10 +12,10 @@ import (
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
+		if _, err := tx.Exec(ctx, shared.Team.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		tag, err := tx.Exec(ctx, teamSQL.DeleteUser, id, string(account))
+		tag, err := tx.Exec(ctx, shared.Team.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -32,7 +32,7 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 
 // DeleteUserSessions removes the user's sessions but keep.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
-	tag, err := s.pool.Exec(ctx, teamSQL.DeleteOtherSessions, userID, keep)
+	tag, err := s.pool.Exec(ctx, shared.Team.DeleteOtherSessions, userID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("postgres.DeleteUserSessions: %w", translate(err))
 	}

@@ -21,8 +21,8 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(accountSQL.Insert, toAccountRow(a)...)
-		b.Queue(userSQL.Insert, toUserRow(owner)...)
+		b.Queue(shared.Account.Insert, toAccountRow(a)...)
+		b.Queue(shared.User.Insert, toUserRow(owner)...)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})
 	if err != nil {
@@ -35,7 +35,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // account is missing, domain.ErrConflict if the ID, email or invitation
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
-	if _, err := s.pool.Exec(ctx, userSQL.Insert, toUserRow(u)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.User.Insert, toUserRow(u)...); err != nil {
 		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
 	}
 	return nil

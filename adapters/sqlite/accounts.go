@@ -21,7 +21,7 @@ func toDomainAccount(sc scanner) (domain.Account, error) {
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, accountSQL.Insert, toAccountRow(a)...)
+		_, err := tx.ExecContext(ctx, shared.Account.Insert, toAccountRow(a)...)
 		return translate(err)
 	})
 	if err != nil {

@@ -27,14 +27,14 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 			return err
 		}
 		a.ID = old.AccountID
-		if _, err := tx.ExecContext(ctx, accountSQL.Update, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
-		if _, err := tx.ExecContext(ctx, deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Deletion.InsertTombstone, sqlstore.TombstoneRow(tomb)...); err != nil {
 			return translate(err)
 		}
-		for _, q := range deletionSQL.DeleteJob {
+		for _, q := range shared.Deletion.DeleteJob {
 			if _, err := tx.ExecContext(ctx, q, string(old.ID)); err != nil {
 				return translate(err)
 			}
@@ -58,14 +58,14 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, days int) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var one int
-		if err := tx.QueryRowContext(ctx, deletionSQL.AccountExists, string(account)).Scan(&one); err != nil {
+		if err := tx.QueryRowContext(ctx, shared.Deletion.AccountExists, string(account)).Scan(&one); err != nil {
 			return fmt.Errorf("account %s: %w", account, translate(err))
 		}
 		if days <= 0 {
-			_, err := tx.ExecContext(ctx, deletionSQL.DeleteRetention, string(account))
+			_, err := tx.ExecContext(ctx, shared.Deletion.DeleteRetention, string(account))
 			return translate(err)
 		}
-		_, err := tx.ExecContext(ctx, deletionSQL.SetRetention, string(account), days)
+		_, err := tx.ExecContext(ctx, shared.Deletion.SetRetention, string(account), days)
 		return translate(err)
 	})
 	if err != nil {

@@ -30,7 +30,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 		return fmt.Errorf("sqlite.CreateJob: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, jobSQL.Insert, row...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Job.Insert, row...); err != nil {
 			return translate(err)
 		}
 		return insertEvents(ctx, tx, events)
@@ -83,10 +83,10 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, jobSQL.Update, keyLast(row)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Job.Update, keyLast(row)...); err != nil {
 			return translate(err)
 		}
-		if _, err := tx.ExecContext(ctx, accountSQL.Update, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		wrote = len(events) > 0
@@ -108,7 +108,7 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 // processing or converting jobs last updated before stuckBefore, oldest
 // (created) first.
 func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error) {
-	rows, err := s.db.QueryContext(ctx, jobSQL.Select+`
+	rows, err := s.db.QueryContext(ctx, shared.Job.Select+`
 		WHERE (status = 'uploading' AND upload_expires_at <= ?)
 		   OR (status IN ('processing', 'converting') AND updated_at < ?)
 		ORDER BY created_at, id

@@ -17,7 +17,7 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 		return fmt.Errorf("sqlite.SavePiece: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, piecesSQL.Save, string(id), key, text, toMs(now), string(id))
+		_, err := tx.ExecContext(ctx, shared.Pieces.Save, string(id), key, text, toMs(now), string(id))
 		return translate(err)
 	})
 	if err != nil {
@@ -29,7 +29,7 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 // DropPieces implements ports.RecognizedPieces.
 func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, piecesSQL.Drop, string(id))
+		_, err := tx.ExecContext(ctx, shared.Pieces.Drop, string(id))
 		return translate(err)
 	})
 	if err != nil {

@@ -59,15 +59,8 @@ var (
 	_ ports.UsageReader = (*Store)(nil)
 )
 
-// The statements the stores share (sqlstore), in this store's dialect.
-var (
-	accountSQL  = sqlstore.SQLite.Table("accounts", sqlstore.AccountCols)
-	jobSQL      = sqlstore.SQLite.Jobs()
-	userSQL     = sqlstore.SQLite.Table("users", sqlstore.UserCols)
-	deletionSQL = sqlstore.SQLite.Deletion()
-	teamSQL     = sqlstore.SQLite.Team()
-	piecesSQL   = sqlstore.SQLite.Pieces()
-)
+// shared are the statements the stores share (sqlstore), in this dialect.
+var shared = sqlstore.SQLite.Statements()
 
 // Open opens (creating if needed) the database file at path and brings its
 // schema up to date.
@@ -87,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// The poll's reads, parsed once: the job, and the key when the
 	// process's key cache does not hold it.
-	getJob, err := db.PrepareContext(ctx, jobSQL.Select+" WHERE id = ?")
+	getJob, err := db.PrepareContext(ctx, shared.Job.Select+" WHERE id = ?")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)

@@ -11,10 +11,10 @@ import (
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Team.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		res, err := tx.ExecContext(ctx, teamSQL.DeleteUser, id, string(account))
+		res, err := tx.ExecContext(ctx, shared.Team.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -33,7 +33,7 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, teamSQL.DeleteOtherSessions, userID, keep)
+		res, err := tx.ExecContext(ctx, shared.Team.DeleteOtherSessions, userID, keep)
 		if err != nil {
 			return translate(err)
 		}

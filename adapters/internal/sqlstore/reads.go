@@ -38,18 +38,14 @@ type Reads struct {
 	d         Dialect
 	name      string
 	translate func(error) error
-	account   string
-	team      TeamSQL
-	deletion  DeletionSQL
-	pieces    PiecesSQL
+	stmt      Statements
 }
 
 // NewReads are the reads over db in d; name ("postgres", "sqlite") begins
 // their errors and translate turns the driver's errors into domain ones.
 func NewReads(d Dialect, db DB, name string, translate func(error) error) Reads {
 	return Reads{db: db, d: d, name: name, translate: translate,
-		account: Select("accounts", AccountCols) + " WHERE id = " + d.Param(1),
-		team:    d.Team(), deletion: d.Deletion(), pieces: d.Pieces()}
+		stmt: d.Statements()}
 }
 
 // fail is err, already translated, as method's error.
@@ -59,7 +55,7 @@ func (r Reads) fail(method string, err error) error {
 
 // GetAccount returns an account or domain.ErrNotFound.
 func (r Reads) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
-	a, err := ScanAccount(r.db.QueryRow(ctx, r.account, string(id)))
+	a, err := ScanAccount(r.db.QueryRow(ctx, r.stmt.Account.Select+" WHERE id = "+r.d.Param(1), string(id)))
 	if err != nil {
 		return domain.Account{}, r.fail("GetAccount", fmt.Errorf("account %s: %w", id, r.translate(err)))
 	}
@@ -81,7 +77,7 @@ func (r Reads) FindUser(ctx context.Context, by ports.UserKey) (domain.User, err
 
 // ListUsers returns the account's users, oldest first.
 func (r Reads) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	out, err := QueryAll(ctx, r.db, ScanUser, r.team.ListUsers, string(account))
+	out, err := QueryAll(ctx, r.db, ScanUser, r.stmt.Team.ListUsers, string(account))
 	if err != nil {
 		return nil, r.fail("ListUsers", r.translate(err))
 	}
@@ -91,7 +87,7 @@ func (r Reads) ListUsers(ctx context.Context, account domain.AccountID) ([]domai
 // JobUsage returns the account's jobs created since from, light, oldest
 // first, on the index jobs_account_created.
 func (r Reads) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	out, err := QueryAll(ctx, r.db, ScanUsage(account), r.team.JobUsage, string(account), ToMs(from))
+	out, err := QueryAll(ctx, r.db, ScanUsage(account), r.stmt.Team.JobUsage, string(account), ToMs(from))
 	if err != nil {
 		return nil, r.fail("JobUsage", r.translate(err))
 	}
@@ -100,7 +96,7 @@ func (r Reads) JobUsage(ctx context.Context, account domain.AccountID, from time
 
 // GetTombstone returns a deleted job's tombstone.
 func (r Reads) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	t, err := ScanTombstone(r.db.QueryRow(ctx, r.deletion.GetTombstone, string(id)))
+	t, err := ScanTombstone(r.db.QueryRow(ctx, r.stmt.Deletion.GetTombstone, string(id)))
 	if err != nil {
 		return domain.Tombstone{}, r.fail("GetTombstone", fmt.Errorf("%s: %w", id, r.translate(err)))
 	}
@@ -110,7 +106,7 @@ func (r Reads) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombst
 // RetentionDays returns the account's retention rule, 0 when none is set.
 func (r Reads) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
 	var days int
-	err := r.translate(r.db.QueryRow(ctx, r.deletion.Retention, string(account)).Scan(&days))
+	err := r.translate(r.db.QueryRow(ctx, r.stmt.Deletion.Retention, string(account)).Scan(&days))
 	if errors.Is(err, domain.ErrNotFound) {
 		return 0, nil
 	}
@@ -122,7 +118,7 @@ func (r Reads) RetentionDays(ctx context.Context, account domain.AccountID) (int
 
 // ExpiredJobs lists jobs older than their account's retention, oldest first.
 func (r Reads) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	out, err := QueryAll(ctx, r.db, ScanJob, r.deletion.ExpiredJobs, ToMs(now), limit)
+	out, err := QueryAll(ctx, r.db, ScanJob, r.stmt.Deletion.ExpiredJobs, ToMs(now), limit)
 	if err != nil {
 		return nil, r.fail("ExpiredJobs", r.translate(err))
 	}
@@ -131,7 +127,7 @@ func (r Reads) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]dom
 
 // RecognizedPieces implements ports.RecognizedPieces.
 func (r Reads) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := QueryAll(ctx, r.db, ScanPiece, r.pieces.List, string(id))
+	rows, err := QueryAll(ctx, r.db, ScanPiece, r.stmt.Pieces.List, string(id))
 	if err != nil {
 		return nil, r.fail("RecognizedPieces", r.translate(err))
 	}

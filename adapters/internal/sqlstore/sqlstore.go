@@ -133,3 +133,23 @@ func (d Dialect) Jobs() TableSQL {
 	t.Select = Select("jobs", JobCols)
 	return t
 }
+
+// Statements are all the statements the stores share, in one dialect.
+type Statements struct {
+	Account, Job, User TableSQL
+	Deletion           DeletionSQL
+	Team               TeamSQL
+	Pieces             PiecesSQL
+}
+
+// Statements is the shared statements in d.
+func (d Dialect) Statements() Statements {
+	return Statements{
+		Account:  d.Table("accounts", AccountCols),
+		Job:      d.Jobs(),
+		User:     d.Table("users", UserCols),
+		Deletion: d.Deletion(),
+		Team:     d.Team(),
+		Pieces:   d.Pieces(),
+	}
+}
