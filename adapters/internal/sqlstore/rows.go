@@ -14,13 +14,39 @@ import (
 
 // Jobs.
 
-// JobCols are the columns a job is read from.
-var JobCols = []string{
-	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
-	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives", "checklist_version", "filename",
-	"speakers",
+// jobRow is a job as stored: a field per column, its db tag the column's
+// name, in the order the statements list them. It is the one list of a
+// job's columns: JobCols, JobRow and JobScan.Dest are made from it, so a new
+// column is a field here, its value in JobRow and JobScan.Head (or Job),
+// and the two migrations.
+type jobRow struct {
+	ID               string  `db:"id"`
+	AccountID        string  `db:"account_id"`
+	Type             string  `db:"type"`
+	Status           string  `db:"status"`
+	Metadata         *string `db:"metadata"`
+	ChecklistID      string  `db:"checklist_id"`
+	CreatedAt        int64   `db:"created_at"`
+	UpdatedAt        int64   `db:"updated_at"`
+	UploadExpiresAt  int64   `db:"upload_expires_at"`
+	BlobKey          string  `db:"blob_key"`
+	AudioBytes       int64   `db:"audio_bytes"`
+	Audio            *string `db:"audio"`
+	ReservedMs       int64   `db:"reserved_ms"`
+	Transcription    string  `db:"transcription"`
+	Segments         *string `db:"segments"`
+	Title            string  `db:"title"`
+	Resolution       string  `db:"resolution"`
+	LanguageCode     string  `db:"language_code"`
+	Error            string  `db:"error"`
+	Redrives         int     `db:"redrives"`
+	ChecklistVersion int     `db:"checklist_version"`
+	Filename         string  `db:"filename"`
+	Speakers         *string `db:"speakers"`
 }
+
+// JobCols are the columns a job is read from (jobRow's).
+var JobCols = Columns[jobRow]()
 
 // JobWriteCols are the columns a job row is written with: JobCols and
 // search_text, which only the history's search reads.
@@ -28,87 +54,81 @@ var JobWriteCols = append(slices.Clone(JobCols), "search_text")
 
 // JobRow lists j's values in JobWriteCols order.
 func JobRow(j domain.Job) ([]any, error) {
-	var meta, audio, segs *string
+	r := jobRow{
+		ID: string(j.ID), AccountID: string(j.AccountID), Type: string(j.Type), Status: string(j.Status),
+		ChecklistID: j.ChecklistID, CreatedAt: ToMs(j.CreatedAt), UpdatedAt: ToMs(j.UpdatedAt),
+		UploadExpiresAt: ToMs(j.UploadExpiresAt), BlobKey: j.BlobKey, AudioBytes: j.AudioBytes,
+		ReservedMs: j.ReservedMs, Transcription: j.Transcription, Title: j.Title, Resolution: j.Resolution,
+		LanguageCode: j.LanguageCode, Error: j.Error, Redrives: j.Redrives,
+		ChecklistVersion: j.ChecklistVersion, Filename: j.Filename,
+	}
 	if j.Metadata != nil {
-		meta = new(string(j.Metadata))
+		r.Metadata = new(string(j.Metadata))
 	}
 	if j.Audio != nil {
 		b, err := json.Marshal(j.Audio)
 		if err != nil {
 			return nil, fmt.Errorf("encode audio: %w", err)
 		}
-		audio = new(string(b))
+		r.Audio = new(string(b))
 	}
 	if len(j.Segments) > 0 {
 		b, err := json.Marshal(j.Segments)
 		if err != nil {
 			return nil, fmt.Errorf("encode segments: %w", err)
 		}
-		segs = new(string(b))
+		r.Segments = new(string(b))
 	}
-	var speakers *string
 	if len(j.Speakers) > 0 {
 		b, err := json.Marshal(j.Speakers)
 		if err != nil {
 			return nil, fmt.Errorf("encode speakers: %w", err)
 		}
-		speakers = new(string(b))
+		r.Speakers = new(string(b))
 	}
-	return []any{
-		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
-		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
-		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion, j.Filename,
-		speakers,
-		searchText(j),
-	}, nil
+	return append(Values(&r), searchText(j)), nil
 }
 
 // JobScan holds a job row's columns (JobCols) as scanned, before decoding:
 // scan into Dest, then call Job.
-type JobScan struct {
-	j                         domain.Job
-	meta, audio, segs         *string
-	speakers                  *string
-	created, updated, expires int64
-}
+type JobScan struct{ r jobRow }
 
 // Dest lists the scan destinations in JobCols order.
-func (r *JobScan) Dest() []any {
-	j := &r.j
-	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
-		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion, &j.Filename,
-		&r.speakers}
-}
+func (s *JobScan) Dest() []any { return Pointers(&s.r) }
 
 // Head is the scanned job without what needs decoding (metadata, audio,
-// segments): its IDs, status, times and text.
-func (r *JobScan) Head() domain.Job {
-	j := r.j
-	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = FromMs(r.created), FromMs(r.updated), FromMs(r.expires)
-	return j
+// segments, speakers): its IDs, status, times and text.
+func (s *JobScan) Head() domain.Job {
+	r := &s.r
+	return domain.Job{
+		ID: domain.DocID(r.ID), AccountID: domain.AccountID(r.AccountID), Type: domain.JobType(r.Type),
+		Status: domain.Status(r.Status), ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion,
+		CreatedAt: FromMs(r.CreatedAt), UpdatedAt: FromMs(r.UpdatedAt), UploadExpiresAt: FromMs(r.UploadExpiresAt),
+		BlobKey: r.BlobKey, AudioBytes: r.AudioBytes, ReservedMs: r.ReservedMs, Transcription: r.Transcription,
+		Title: r.Title, Resolution: r.Resolution, LanguageCode: r.LanguageCode, Error: r.Error,
+		Redrives: r.Redrives, Filename: r.Filename,
+	}
 }
 
 // Job decodes the scanned row.
-func (r *JobScan) Job() (domain.Job, error) {
-	j := r.Head()
-	if r.meta != nil {
-		j.Metadata = json.RawMessage(*r.meta)
+func (s *JobScan) Job() (domain.Job, error) {
+	j, r := s.Head(), &s.r
+	if r.Metadata != nil {
+		j.Metadata = json.RawMessage(*r.Metadata)
 	}
-	if r.audio != nil {
+	if r.Audio != nil {
 		j.Audio = new(domain.AudioInfo)
-		if err := json.Unmarshal([]byte(*r.audio), j.Audio); err != nil {
+		if err := json.Unmarshal([]byte(*r.Audio), j.Audio); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
 		}
 	}
-	if r.segs != nil {
-		if err := json.Unmarshal([]byte(*r.segs), &j.Segments); err != nil {
+	if r.Segments != nil {
+		if err := json.Unmarshal([]byte(*r.Segments), &j.Segments); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
 		}
 	}
-	if r.speakers != nil {
-		if err := json.Unmarshal([]byte(*r.speakers), &j.Speakers); err != nil {
+	if r.Speakers != nil {
+		if err := json.Unmarshal([]byte(*r.Speakers), &j.Speakers); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode speakers: %w", j.ID, err)
 		}
 	}

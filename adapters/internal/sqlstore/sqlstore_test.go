@@ -1,7 +1,10 @@
 package sqlstore
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
 )
@@ -44,5 +47,47 @@ func TestRowsMatchTheirColumns(t *testing.T) {
 		if c.cols != c.vals {
 			t.Errorf("%s: %d columns, %d values", c.name, c.cols, c.vals)
 		}
+	}
+}
+
+// A job's columns are jobRow's, and a job written as a row (JobRow) and
+// scanned back (JobScan) is the same job: every field has its column both
+// ways.
+func TestJobRowRoundTrip(t *testing.T) {
+	want := []string{
+		"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
+		"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
+		"language_code", "error", "redrives", "checklist_version", "filename", "speakers",
+	}
+	if !reflect.DeepEqual(JobCols, want) {
+		t.Fatalf("JobCols = %v, want %v", JobCols, want)
+	}
+	at := time.UnixMilli(1_700_000_000_123).UTC()
+	j := domain.Job{
+		ID: "doc-1", AccountID: "acct-1", Type: "transcription", Status: "done",
+		Metadata: json.RawMessage(`{"a":1}`), ChecklistID: "cl", ChecklistVersion: 3,
+		CreatedAt: at, UpdatedAt: at.Add(time.Second), UploadExpiresAt: at.Add(time.Hour),
+		BlobKey: "blob", AudioBytes: 42, Audio: &domain.AudioInfo{}, ReservedMs: 7,
+		Transcription: "text", Segments: []domain.Segment{{Text: "text"}}, Title: "title",
+		Resolution: "res", LanguageCode: "hy", Error: "err", Redrives: 2, Filename: "a.mp3",
+		Speakers: map[string]domain.SpeakerName{"A": {}},
+	}
+	vals, err := JobRow(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != len(JobWriteCols) {
+		t.Fatalf("%d values for %d columns", len(vals), len(JobWriteCols))
+	}
+	var s JobScan
+	for i, d := range s.Dest() {
+		reflect.ValueOf(d).Elem().Set(reflect.ValueOf(vals[i]))
+	}
+	got, err := s.Job()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, j) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, j)
 	}
 }
