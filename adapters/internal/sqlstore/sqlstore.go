@@ -1,9 +1,16 @@
-// Package sqlstore is what the SQLite and Postgres stores share, as Ardan's
-// commondb: each table's columns, the row a domain value is written as and
-// the scanning of a row back into it, the placeholders of each dialect, and
-// the statements both engines run alike (Dialect.Team, Dialect.Deletion).
-// A new column is one change here. The stores keep only what differs between
-// the engines: transactions and locking, upserts, ClaimOutbox, migrations.
+// Package sqlstore is what the SQLite and Postgres stores share, following
+// Ardan's rule for stores: share helpers, not function bodies that hide an
+// engine's difference. Here are each table's columns, the row a domain
+// value is written as and the scanning of a row back into it (a job is one
+// row struct, jobRow), the placeholders of each dialect, every statement
+// both engines run alike (Statements, the job list's filter JobFilter), the
+// plain reads that are one statement in both (Reads) and the
+// read-modify-writes whose only difference is the engine's lock (Modify*).
+//
+// A new job column is a jobRow field with its value in JobRow and JobScan,
+// and the two migrations. The stores keep only what differs between the
+// engines: transactions and locking, upserts, the outbox, search, group
+// commit, migrations.
 //
 // Rows are written with plain Go values, nil pointers for NULL, and scanned
 // into pointers to pointers; database/sql and pgx both take them.
