@@ -206,43 +206,50 @@ func (r *ListedScan) Listed() (ports.ListedJob, error) {
 
 // Accounts.
 
-// AccountCols are an account's columns.
-var AccountCols = []string{
-	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
-	"notify_failures", "created_at",
-	"time_zone", "agent_channel",
+// accountRow is an account as stored (see jobRow).
+type accountRow struct {
+	ID                 string `db:"id"`
+	Name               string `db:"name"`
+	Plan               string `db:"plan"`
+	BalanceMs          int64  `db:"balance_ms"`
+	WebhookURL         string `db:"webhook_url"`
+	WebhookSecret      string `db:"webhook_secret"`
+	AnalysisWebhookURL string `db:"analysis_webhook_url"`
+	NotifyFailures     bool   `db:"notify_failures"`
+	CreatedAt          int64  `db:"created_at"`
+	TimeZone           string `db:"time_zone"`
+	AgentChannel       string `db:"agent_channel"`
 }
+
+// AccountCols are an account's columns (accountRow's).
+var AccountCols = Columns[accountRow]()
 
 // AccountRow lists a's values in AccountCols order.
 func AccountRow(a domain.Account) []any {
-	return []any{
-		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
-		a.NotifyFailures, ToMs(a.CreatedAt),
-		a.TimeZone, a.AgentChannel,
-	}
+	return Values(&accountRow{
+		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
+		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
+		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+	})
 }
 
 // AccountScan holds an account row (AccountCols) as scanned: scan into
 // Dest, then call Account. It reads an account selected beside other
 // columns.
-type AccountScan struct {
-	a       domain.Account
-	created int64
-}
+type AccountScan struct{ r accountRow }
 
 // Dest lists the scan destinations in AccountCols order.
-func (r *AccountScan) Dest() []any {
-	a := &r.a
-	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
-		&a.NotifyFailures, &r.created,
-		&a.TimeZone, &a.AgentChannel}
-}
+func (s *AccountScan) Dest() []any { return Pointers(&s.r) }
 
 // Account decodes the scanned row.
-func (r *AccountScan) Account() domain.Account {
-	a := r.a
-	a.CreatedAt = FromMs(r.created)
-	return a
+func (s *AccountScan) Account() domain.Account {
+	r := &s.r
+	return domain.Account{
+		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
+		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
+		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
+		AgentChannel: r.AgentChannel,
+	}
 }
 
 // ScanAccount reads one account row (AccountCols).
@@ -256,32 +263,43 @@ func ScanAccount(sc Scanner) (domain.Account, error) {
 
 // Users.
 
-// UserCols are a user's columns.
-var UserCols = []string{
-	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at", "lang",
+// userRow is a user as stored (see jobRow); no invitation expiry is NULL.
+type userRow struct {
+	ID              string `db:"id"`
+	AccountID       string `db:"account_id"`
+	Email           string `db:"email"`
+	PasswordHash    string `db:"password_hash"`
+	Role            string `db:"role"`
+	InviteHash      string `db:"invite_hash"`
+	InviteExpiresAt *int64 `db:"invite_expires_at"`
+	CreatedAt       int64  `db:"created_at"`
+	Lang            string `db:"lang"`
 }
 
-// UserRow lists u's values in UserCols order. No invitation expiry is NULL.
+// UserCols are a user's columns (userRow's).
+var UserCols = Columns[userRow]()
+
+// UserRow lists u's values in UserCols order.
 func UserRow(u domain.User) []any {
-	var invExpires *int64
+	r := userRow{ID: u.ID, AccountID: string(u.AccountID), Email: u.Email, PasswordHash: u.PasswordHash,
+		Role: string(u.Role), InviteHash: u.InviteHash, CreatedAt: ToMs(u.CreatedAt), Lang: u.Lang}
 	if !u.InviteExpiresAt.IsZero() {
-		invExpires = ToNullMs(&u.InviteExpiresAt)
+		r.InviteExpiresAt = ToNullMs(&u.InviteExpiresAt)
 	}
-	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, ToMs(u.CreatedAt), u.Lang}
+	return Values(&r)
 }
 
 // ScanUser reads one user row (UserCols).
 func ScanUser(sc Scanner) (domain.User, error) {
-	var u domain.User
-	var invExpires *int64
-	var created int64
-	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created, &u.Lang); err != nil {
+	var r userRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.User{}, err
 	}
-	if t := FromNullMs(invExpires); t != nil {
+	u := domain.User{ID: r.ID, AccountID: domain.AccountID(r.AccountID), Email: r.Email, PasswordHash: r.PasswordHash,
+		Role: domain.Role(r.Role), InviteHash: r.InviteHash, CreatedAt: FromMs(r.CreatedAt), Lang: r.Lang}
+	if t := FromNullMs(r.InviteExpiresAt); t != nil {
 		u.InviteExpiresAt = *t
 	}
-	u.CreatedAt = FromMs(created)
 	return u, nil
 }
 
@@ -385,33 +403,38 @@ func ScanChecklist(sc Scanner) (domain.Checklist, error) {
 
 // API keys.
 
-// APIKeyCols are an API key's columns.
-var APIKeyCols = []string{"id", "account_id", "prefix", "hash", "created_at", "last_used_at", "revoked_at"}
+// apiKeyRow is an API key as stored (see jobRow).
+type apiKeyRow struct {
+	ID         string `db:"id"`
+	AccountID  string `db:"account_id"`
+	Prefix     string `db:"prefix"`
+	Hash       string `db:"hash"`
+	CreatedAt  int64  `db:"created_at"`
+	LastUsedAt *int64 `db:"last_used_at"`
+	RevokedAt  *int64 `db:"revoked_at"`
+}
+
+// APIKeyCols are an API key's columns (apiKeyRow's).
+var APIKeyCols = Columns[apiKeyRow]()
 
 // APIKeyRow lists k's values in APIKeyCols order.
 func APIKeyRow(k domain.APIKey) []any {
-	return []any{k.ID, string(k.AccountID), k.Prefix, k.Hash, ToMs(k.CreatedAt), ToNullMs(k.LastUsedAt), ToNullMs(k.RevokedAt)}
+	return Values(&apiKeyRow{ID: k.ID, AccountID: string(k.AccountID), Prefix: k.Prefix, Hash: k.Hash,
+		CreatedAt: ToMs(k.CreatedAt), LastUsedAt: ToNullMs(k.LastUsedAt), RevokedAt: ToNullMs(k.RevokedAt)})
 }
 
 // APIKeyScan holds a key row (APIKeyCols) as scanned: scan into Dest, then
 // call Key.
-type APIKeyScan struct {
-	k                 domain.APIKey
-	created           int64
-	lastUsed, revoked *int64
-}
+type APIKeyScan struct{ r apiKeyRow }
 
 // Dest lists the scan destinations in APIKeyCols order.
-func (r *APIKeyScan) Dest() []any {
-	k := &r.k
-	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, &r.created, &r.lastUsed, &r.revoked}
-}
+func (s *APIKeyScan) Dest() []any { return Pointers(&s.r) }
 
 // Key decodes the scanned row.
-func (r *APIKeyScan) Key() domain.APIKey {
-	k := r.k
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = FromMs(r.created), FromNullMs(r.lastUsed), FromNullMs(r.revoked)
-	return k
+func (s *APIKeyScan) Key() domain.APIKey {
+	r := &s.r
+	return domain.APIKey{ID: r.ID, AccountID: domain.AccountID(r.AccountID), Prefix: r.Prefix, Hash: r.Hash,
+		CreatedAt: FromMs(r.CreatedAt), LastUsedAt: FromNullMs(r.LastUsedAt), RevokedAt: FromNullMs(r.RevokedAt)}
 }
 
 // ScanAPIKey reads one key row (APIKeyCols).

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -90,4 +91,49 @@ func TestJobRowRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, j) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, j)
 	}
+}
+
+// fill sets each scan destination to the value written in its place, as
+// a database would read back what was written.
+func fill(vals, dest []any) {
+	if len(vals) != len(dest) {
+		panic(fmt.Sprintf("%d values, %d destinations", len(vals), len(dest)))
+	}
+	for i, d := range dest {
+		reflect.ValueOf(d).Elem().Set(reflect.ValueOf(vals[i]))
+	}
+}
+
+// Accounts, users and keys written as rows and scanned back are the same.
+func TestRowStructsRoundTrip(t *testing.T) {
+	at := time.UnixMilli(1_700_000_000_123).UTC()
+	later := at.Add(time.Minute)
+	a := domain.Account{ID: "acct-1", Name: "n", Plan: "pro", BalanceMs: 5, WebhookURL: "w", WebhookSecret: "s",
+		AnalysisWebhookURL: "aw", NotifyFailures: true, CreatedAt: at, TimeZone: "Asia/Yerevan", AgentChannel: "left"}
+	var as AccountScan
+	fill(AccountRow(a), as.Dest())
+	if got := as.Account(); !reflect.DeepEqual(got, a) {
+		t.Errorf("account read back %+v, want %+v", got, a)
+	}
+	u := domain.User{ID: "u", AccountID: "acct-1", Email: "e", PasswordHash: "p", Role: "owner", InviteHash: "i",
+		InviteExpiresAt: later, CreatedAt: at, Lang: "hy"}
+	var ur userRow
+	fill(UserRow(u), Pointers(&ur))
+	if got, err := ScanUser(rowOf(ur)); err != nil || !reflect.DeepEqual(got, u) {
+		t.Errorf("user read back %+v, %v; want %+v", got, err, u)
+	}
+	k := domain.APIKey{ID: "k", AccountID: "acct-1", Prefix: "hs_", Hash: "h", CreatedAt: at, LastUsedAt: &later, RevokedAt: &later}
+	var ks APIKeyScan
+	fill(APIKeyRow(k), ks.Dest())
+	if got := ks.Key(); !reflect.DeepEqual(got, k) {
+		t.Errorf("key read back %+v, want %+v", got, k)
+	}
+}
+
+// rowOf is a row that scans r's fields.
+type rowOf userRow
+
+func (r rowOf) Scan(dest ...any) error {
+	fill(Values((*userRow)(&r)), dest)
+	return nil
 }
