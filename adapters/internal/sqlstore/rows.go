@@ -305,10 +305,22 @@ func ScanUser(sc Scanner) (domain.User, error) {
 
 // Analyses.
 
-// AnalysisCols are an analysis's columns.
-var AnalysisCols = []string{
-	"id", "doc_id", "account_id", "checklist_id", "checklist_version", "checklist_name", "status", "error", "results", "created_at",
+// analysisRow is an analysis as stored (see jobRow); its results are JSON.
+type analysisRow struct {
+	ID               string `db:"id"`
+	DocID            string `db:"doc_id"`
+	AccountID        string `db:"account_id"`
+	ChecklistID      string `db:"checklist_id"`
+	ChecklistVersion int    `db:"checklist_version"`
+	ChecklistName    string `db:"checklist_name"`
+	Status           string `db:"status"`
+	Error            string `db:"error"`
+	Results          string `db:"results"`
+	CreatedAt        int64  `db:"created_at"`
 }
+
+// AnalysisCols are an analysis's columns (analysisRow's).
+var AnalysisCols = Columns[analysisRow]()
 
 // AnalysisRow lists a's values in AnalysisCols order; no results are
 // written as an empty object.
@@ -320,23 +332,23 @@ func AnalysisRow(a domain.Analysis) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode results: %w", err)
 	}
-	return []any{a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
-		a.Status, a.Error, string(results), ToMs(a.CreatedAt)}, nil
+	return Values(&analysisRow{ID: a.ID, DocID: string(a.DocID), AccountID: string(a.AccountID),
+		ChecklistID: a.ChecklistID, ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName,
+		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt)}), nil
 }
 
 // ScanAnalysis reads one analysis row (AnalysisCols).
 func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
-	var a domain.Analysis
-	var results string
-	var created int64
-	if err := sc.Scan(&a.ID, &a.DocID, &a.AccountID, &a.ChecklistID, &a.ChecklistVersion, &a.ChecklistName,
-		&a.Status, &a.Error, &results, &created); err != nil {
+	var r analysisRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Analysis{}, err
 	}
-	if err := json.Unmarshal([]byte(results), &a.Results); err != nil {
+	a := domain.Analysis{ID: r.ID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
+		ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion, ChecklistName: r.ChecklistName,
+		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt)}
+	if err := json.Unmarshal([]byte(r.Results), &a.Results); err != nil {
 		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
 	}
-	a.CreatedAt = FromMs(created)
 	return a, nil
 }
 
@@ -374,8 +386,20 @@ func ScanDelivery(sc Scanner) (domain.Delivery, error) {
 
 // Checklists.
 
-// ChecklistCols are a checklist version's columns.
-var ChecklistCols = []string{"id", "version", "account_id", "name", "questions", "archived", "created_at"}
+// checklistRow is a checklist version as stored (see jobRow); its
+// questions are JSON.
+type checklistRow struct {
+	ID        string `db:"id"`
+	Version   int    `db:"version"`
+	AccountID string `db:"account_id"`
+	Name      string `db:"name"`
+	Questions string `db:"questions"`
+	Archived  bool   `db:"archived"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+// ChecklistCols are a checklist version's columns (checklistRow's).
+var ChecklistCols = Columns[checklistRow]()
 
 // ChecklistRow lists c's values in ChecklistCols order.
 func ChecklistRow(c domain.Checklist) ([]any, error) {
@@ -383,21 +407,21 @@ func ChecklistRow(c domain.Checklist) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode questions: %w", err)
 	}
-	return []any{c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, ToMs(c.CreatedAt)}, nil
+	return Values(&checklistRow{ID: c.ID, Version: c.Version, AccountID: string(c.AccountID), Name: c.Name,
+		Questions: string(questions), Archived: c.Archived, CreatedAt: ToMs(c.CreatedAt)}), nil
 }
 
 // ScanChecklist reads one checklist row (ChecklistCols).
 func ScanChecklist(sc Scanner) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	if err := sc.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
+	var r checklistRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Checklist{}, err
 	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
+	c := domain.Checklist{ID: r.ID, Version: r.Version, AccountID: domain.AccountID(r.AccountID), Name: r.Name,
+		Archived: r.Archived, CreatedAt: FromMs(r.CreatedAt)}
+	if err := json.Unmarshal([]byte(r.Questions), &c.Questions); err != nil {
 		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
 	}
-	c.CreatedAt = FromMs(created)
 	return c, nil
 }
 
