@@ -13,16 +13,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The account's and API key's columns and row mapping are shared with the
-// other store.
-var accountCols = sqlstore.AccountCols
-
-var (
-	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
-	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(1, len(accountCols)) + ")"
-	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = $" + fmt.Sprint(len(accountCols))
-)
-
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
 
 func toDomainAccount(row pgx.Row) (domain.Account, error) {
@@ -32,19 +22,10 @@ func toDomainAccount(row pgx.Row) (domain.Account, error) {
 
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
-	if _, err := s.pool.Exec(ctx, accountInsert, toAccountRow(a)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Account.Insert, toAccountRow(a)...); err != nil {
 		return fmt.Errorf("postgres.CreateAccount: %w", translate(err))
 	}
 	return nil
-}
-
-// GetAccount returns an account or domain.ErrNotFound.
-func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
-	a, err := toDomainAccount(s.pool.QueryRow(ctx, accountSelect+" WHERE id = $1", string(id)))
-	if err != nil {
-		return domain.Account{}, fmt.Errorf("postgres.GetAccount: account %s: %w", id, err)
-	}
-	return a, nil
 }
 
 // UpdateAccount locks the account, applies fn and saves it in one
@@ -53,25 +34,9 @@ func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Acc
 func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
 	var fnErr error
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		a, err := toDomainAccount(tx.QueryRow(ctx, accountSelect+" WHERE id = $1 FOR NO KEY UPDATE", string(id)))
-		if err != nil {
-			return fmt.Errorf("account %s: %w", id, err)
-		}
-		if err := fn(&a); err != nil {
-			fnErr = err
-			return err
-		}
-		a.ID = id
-		_, err = tx.Exec(ctx, accountUpdate, keyLast(toAccountRow(a))...)
-		return translate(err)
+		return sqlstore.Postgres.ModifyAccount(ctx, txn{tx}, " FOR NO KEY UPDATE", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("postgres.UpdateAccount: %w", translate(err))
-	}
-	return nil
+	return sqlstore.Outcome("postgres.UpdateAccount", fnErr, err, translate)
 }
 
 var keyCols = "k." + strings.Join(sqlstore.APIKeyCols, ", k.")
@@ -91,7 +56,7 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash string) (domain.APIKey, d
 	var k sqlstore.APIKeyScan
 	var a sqlstore.AccountScan
 	dest := append(k.Dest(), a.Dest()...)
-	err := s.pool.QueryRow(ctx, "SELECT "+keyCols+", a."+strings.Join(accountCols, ", a.")+`
+	err := s.pool.QueryRow(ctx, "SELECT "+keyCols+", a."+strings.Join(sqlstore.AccountCols, ", a.")+`
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.hash = $1`, hash).Scan(dest...)
 	if err != nil {
@@ -115,22 +80,10 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error 
 // ListAPIKeys returns the account's keys, newest first; keys created in the
 // same millisecond come last-added first.
 func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+keyCols+` FROM api_keys k
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanAPIKey, "SELECT "+keyCols+` FROM api_keys k
 		WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.ord DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
-	}
-	defer rows.Close()
-	var out []domain.APIKey
-	for rows.Next() {
-		var k sqlstore.APIKeyScan
-		if err := rows.Scan(k.Dest()...); err != nil {
-			return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
-		}
-		out = append(out, k.Key())
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", translate(err))
+		return nil, fmt.Errorf("postgres.ListAPIKeys: %w", err)
 	}
 	return out, nil
 }

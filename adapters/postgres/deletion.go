@@ -2,18 +2,13 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
-
-// The deletion statements are shared with the SQLite store.
-var deletionSQL = sqlstore.Postgres.Deletion()
 
 // DeleteJob locks the job and its account, applies fn, and removes the job
 // and everything written about it, keeping its tombstone, in one
@@ -39,10 +34,10 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		}
 		a.ID = old.AccountID
 		b := &pgx.Batch{}
-		b.Queue(accountUpdate, keyLast(toAccountRow(a))...)
+		b.Queue(shared.Account.Update, keyLast(toAccountRow(a))...)
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
-		b.Queue(deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
-		for _, q := range deletionSQL.DeleteJob {
+		b.Queue(shared.Deletion.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
+		for _, q := range shared.Deletion.DeleteJob {
 			b.Queue(q, string(old.ID))
 		}
 		queueEvents(b, events)
@@ -61,52 +56,21 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	return old, nil
 }
 
-// GetTombstone returns a deleted job's tombstone.
-func (s *Store) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	t, err := sqlstore.ScanTombstone(s.pool.QueryRow(ctx, deletionSQL.GetTombstone, string(id)))
-	if err != nil {
-		return domain.Tombstone{}, fmt.Errorf("postgres.GetTombstone: %s: %w", id, translate(err))
-	}
-	return t, nil
-}
-
 // SetRetentionDays sets the account's retention rule; 0 removes it.
 func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, days int) error {
 	var err error
 	if days <= 0 {
 		var one int
-		err = s.pool.QueryRow(ctx, deletionSQL.AccountExists, string(account)).Scan(&one)
+		err = s.pool.QueryRow(ctx, shared.Deletion.AccountExists, string(account)).Scan(&one)
 		if err == nil {
-			_, err = s.pool.Exec(ctx, deletionSQL.DeleteRetention, string(account))
+			_, err = s.pool.Exec(ctx, shared.Deletion.DeleteRetention, string(account))
 		}
 	} else {
 		// The foreign key refuses an account that does not exist.
-		_, err = s.pool.Exec(ctx, deletionSQL.SetRetention, string(account), days)
+		_, err = s.pool.Exec(ctx, shared.Deletion.SetRetention, string(account), days)
 	}
 	if err != nil {
 		return fmt.Errorf("postgres.SetRetentionDays: account %s: %w", account, translate(err))
 	}
 	return nil
-}
-
-// RetentionDays returns the account's retention rule, 0 when none is set.
-func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
-	var days int
-	err := s.pool.QueryRow(ctx, deletionSQL.Retention, string(account)).Scan(&days)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("postgres.RetentionDays: %w", translate(err))
-	}
-	return days, nil
-}
-
-// ExpiredJobs lists jobs older than their account's retention, oldest first.
-func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanJob, deletionSQL.ExpiredJobs, toMs(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("postgres.ExpiredJobs: %w", translate(err))
-	}
-	return out, nil
 }

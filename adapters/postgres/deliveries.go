@@ -59,26 +59,9 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 
 // Deliveries lists a job's deliveries, oldest first.
 func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error) {
-	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = $1 ORDER BY created_at, ord`, string(doc))
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanDelivery, deliverySelect+` WHERE doc_id = $1 ORDER BY created_at, ord`, string(doc))
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Deliveries: %w", translate(err))
 	}
 	return out, nil
-}
-
-func (s *Store) queryDeliveries(ctx context.Context, query string, args ...any) ([]domain.Delivery, error) {
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []domain.Delivery
-	for rows.Next() {
-		d, err := toDomainDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }

@@ -45,7 +45,7 @@ func (s *Store) CreateJobOnce(ctx context.Context, rec domain.Idempotency, j dom
 			return errKeyHeld
 		}
 		b := &pgx.Batch{}
-		b.Queue(jobInsert, row...)
+		b.Queue(shared.Job.Insert, row...)
 		queueEvents(b, events)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})

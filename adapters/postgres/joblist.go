@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -15,54 +13,28 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// listedCols are the columns of a listed job (sqlstore.ListedScan); the
-// duration is read as its JSON text.
-var listedCols = sqlstore.ListedCols("audio::json ->> 'duration'")
-
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all, in one statement (the count an
 // InitPlan beside the page) on the index jobs_account_created. Search is a
 // substring of the stored search_text (see webquery), never lower(), whose
 // result depends on the database's locale; see searchJobs.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
-	if q.Account == "" {
-		return nil, 0, errors.New("postgres.ListJobs: no account")
+	a := sqlstore.Postgres.NewArgs()
+	where, err := sqlstore.JobFilter(q, a)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", err)
 	}
-	var args []any
-	param := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	where := []string{"account_id = " + param(string(q.Account))}
-	if q.Status != "" {
-		where = append(where, "status = "+param(string(q.Status)))
-	}
-	if q.Type != "" {
-		where = append(where, "type = "+param(string(q.Type)))
-	}
-	if q.ChecklistID != "" {
-		where = append(where, "checklist_id = "+param(q.ChecklistID))
-	}
-	if !q.From.IsZero() {
-		where = append(where, "created_at >= "+param(toMs(q.From)))
-	}
-	if !q.To.IsZero() {
-		where = append(where, "created_at < "+param(toMs(q.To)))
-	}
-	if !q.After.IsZero() {
-		ms := param(q.After.CreatedAt.UnixMilli())
-		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+param(string(q.After.ID))+")")
-	}
+	param := a.Add
 	limit, offset := webquery.Page(q)
 	order := " ORDER BY created_at DESC, id DESC"
 	if q.Search == "" {
 		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
-		page := "SELECT " + listedCols + ", '', (SELECT count(*)" + cond + ")" + cond + order +
+		page := "SELECT " + sqlstore.Postgres.ListedCols() + ", '', (SELECT count(*)" + cond + ")" + cond + order +
 			" LIMIT " + param(limit) + " OFFSET " + param(offset)
-		jobs, total, err := readListed(s.pool.Query(ctx, page, args...))
+		jobs, total, err := readListed(s.pool.Query(ctx, page, a.Values...))
 		if err == nil && len(jobs) == 0 && offset > 0 {
 			// Past the last page no row carries the total.
-			err = s.pool.QueryRow(ctx, "SELECT count(*)"+cond, args[:len(args)-2]...).Scan(&total)
+			err = s.pool.QueryRow(ctx, "SELECT count(*)"+cond, a.Values[:len(a.Values)-2]...).Scan(&total)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
@@ -75,12 +47,12 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	with := `WITH hits AS MATERIALIZED (SELECT id FROM jobs WHERE search_text LIKE '%' || ` + param(webquery.Contains(q.Search)) + ` || '%' ESCAPE '\'), ` +
 		"m AS MATERIALIZED (SELECT id, created_at FROM jobs WHERE " + strings.Join(where, " AND ") + " AND id IN (SELECT id FROM hits)) "
 	count := with + "SELECT count(*) FROM m"
-	countArgs := args[:len(args):len(args)]
+	countArgs := a.Values[:len(a.Values):len(a.Values)]
 	folded, beyond := webquery.Excerpt(q.Search)
 	excerpt := "left(transcription, strpos(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " + param(folded) + ") + " + param(beyond) + ")"
-	page := with + "SELECT " + listedCols + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
+	page := with + "SELECT " + sqlstore.Postgres.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
 		" LIMIT " + param(limit) + " OFFSET " + param(offset) + ")" + order
-	return s.searchJobs(ctx, page, args, count, countArgs, offset)
+	return s.searchJobs(ctx, page, a.Values, count, countArgs, offset)
 }
 
 // readListed reads ListJobs's rows: a listed job, its excerpt and the
@@ -90,20 +62,9 @@ func readListed(rows pgx.Rows, err error) ([]ports.ListedJob, int, error) {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []ports.ListedJob{}
 	var total int
-	for rows.Next() {
-		var r sqlstore.ListedScan
-		if err := rows.Scan(append(r.Dest(), &r.Excerpt, &total)...); err != nil {
-			return nil, 0, err
-		}
-		l, err := r.Listed()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, l)
-	}
-	return out, total, rows.Err()
+	out, err := sqlstore.Collect(rows, sqlstore.ScanListedTotal(&total))
+	return out, total, err
 }
 
 // AnalysesByDocs returns the analyses of those of docs that are the

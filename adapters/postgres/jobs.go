@@ -12,36 +12,27 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The job's columns and row mapping are shared with the SQLite store.
 var (
-	jobCols      = sqlstore.JobCols
-	jobWriteCols = sqlstore.JobWriteCols
-)
-
-var (
-	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(1, len(jobWriteCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = $" + fmt.Sprint(len(jobWriteCols))
 	// jobAndAccountForUpdate reads a job and its account and locks both
 	// rows until the transaction ends (DeleteJob). NO KEY UPDATE: no key
 	// changes, so inserts that merely reference the account (a new job, a
 	// new key) need not wait.
-	jobAndAccountForUpdate = "SELECT j." + strings.Join(jobCols, ", j.") + ", a." + strings.Join(accountCols, ", a.") + `
+	jobAndAccountForUpdate = "SELECT j." + strings.Join(sqlstore.JobCols, ", j.") + ", a." + strings.Join(sqlstore.AccountCols, ", a.") + `
 		FROM jobs j JOIN accounts a ON a.id = j.account_id
 		WHERE j.id = $1
 		FOR NO KEY UPDATE`
 	// jobsForUpdate reads jobs and their accounts and locks the jobs' rows
 	// only, in ID order (UpdateJob's group commit).
-	jobsForUpdate = "SELECT j." + strings.Join(jobCols, ", j.") + ", a." + strings.Join(accountCols, ", a.") + `
+	jobsForUpdate = "SELECT j." + strings.Join(sqlstore.JobCols, ", j.") + ", a." + strings.Join(sqlstore.AccountCols, ", a.") + `
 		FROM jobs j JOIN accounts a ON a.id = j.account_id
 		WHERE j.id = ANY($1)
 		ORDER BY j.id
 		FOR NO KEY UPDATE OF j`
 	// accountsForUpdate locks accounts in ID order.
-	accountsForUpdate = accountSelect + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
+	accountsForUpdate = shared.Account.Select + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
 )
 
-// toJobRow lists j's values in jobWriteCols order.
+// toJobRow lists j's values in sqlstore.JobWriteCols order.
 func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
 
 func toDomainJob(row pgx.Row) (domain.Job, error) {
@@ -62,7 +53,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 	}
 	// One round trip: a batch runs in one implicit transaction.
 	b := &pgx.Batch{}
-	b.Queue(jobInsert, row...)
+	b.Queue(shared.Job.Insert, row...)
 	queueEvents(b, events)
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
@@ -75,7 +66,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 
 // GetJob returns a job or domain.ErrNotFound.
 func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error) {
-	j, err := toDomainJob(s.pool.QueryRow(ctx, jobSelect+" WHERE id = $1", string(id)))
+	j, err := toDomainJob(s.pool.QueryRow(ctx, shared.Job.Select+" WHERE id = $1", string(id)))
 	if err != nil {
 		return domain.Job{}, fmt.Errorf("postgres.GetJob: job %s: %w", id, err)
 	}
@@ -86,8 +77,8 @@ func (s *Store) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error)
 // batch of two reads, the account found through the job's row).
 func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
 	b := &pgx.Batch{}
-	b.Queue(jobSelect+" WHERE id = $1", string(id))
-	b.Queue(accountSelect+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
+	b.Queue(shared.Job.Select+" WHERE id = $1", string(id))
+	b.Queue(shared.Account.Select+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	j, err := toDomainJob(br.QueryRow())
@@ -105,7 +96,7 @@ func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.J
 // processing or converting jobs last updated before stuckBefore, oldest
 // (created) first.
 func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error) {
-	rows, err := s.pool.Query(ctx, jobSelect+`
+	rows, err := s.pool.Query(ctx, shared.Job.Select+`
 		WHERE (status = 'uploading' AND upload_expires_at <= $1)
 		   OR (status IN ('processing', 'converting') AND updated_at < $2)
 		ORDER BY created_at, id

@@ -211,11 +211,11 @@ func (s *Store) updateJobs(ctx context.Context, group []*jobUpdateReq) (results 
 		if err != nil {
 			return nil, false, err
 		}
-		b.Queue(jobUpdate, keyLast(row)...)
+		b.Queue(shared.Job.Update, keyLast(row)...)
 	}
 	for id, a := range out.accounts {
 		if a != start[id] {
-			b.Queue(accountUpdate, keyLast(toAccountRow(a))...)
+			b.Queue(shared.Account.Update, keyLast(toAccountRow(a))...)
 		}
 	}
 	queueEvents(b, out.events)

@@ -9,32 +9,21 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var piecesSQL = sqlstore.Postgres.Pieces()
-
 // SavePiece implements ports.RecognizedPieces.
 func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec domain.Recognition, now time.Time) error {
 	text, err := sqlstore.EncodeRecognition(rec)
 	if err != nil {
 		return fmt.Errorf("postgres.SavePiece: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, piecesSQL.Save, string(id), key, text, toMs(now), string(id)); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Pieces.Save, string(id), key, text, toMs(now), string(id)); err != nil {
 		return fmt.Errorf("postgres.SavePiece: %w", translate(err))
 	}
 	return nil
 }
 
-// RecognizedPieces implements ports.RecognizedPieces.
-func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := queryAll(ctx, s.pool, sqlstore.ScanPiece, piecesSQL.List, string(id))
-	if err != nil {
-		return nil, fmt.Errorf("postgres.RecognizedPieces: %w", err)
-	}
-	return sqlstore.PieceMap(rows), nil
-}
-
 // DropPieces implements ports.RecognizedPieces.
 func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
-	if _, err := s.pool.Exec(ctx, piecesSQL.Drop, string(id)); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Pieces.Drop, string(id)); err != nil {
 		return fmt.Errorf("postgres.DropPieces: %w", translate(err))
 	}
 	return nil

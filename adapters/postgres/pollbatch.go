@@ -74,7 +74,7 @@ var (
 		SELECT k, w, n FROM unnest($1::text[], $2::bigint[], $3::int[]) AS v(k, w, n) ORDER BY k, w
 		ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + excluded.count
 		RETURNING key, window_start, count`
-	pollJobs = jobSelect + ` WHERE id = ANY($1)`
+	pollJobs = shared.Job.Select + ` WHERE id = ANY($1)`
 )
 
 type counterKey struct {

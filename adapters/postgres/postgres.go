@@ -40,6 +40,8 @@ import (
 
 // Store implements every store port (ports.Stores) on one Postgres database.
 type Store struct {
+	// Reads are the plain reads written once for both stores.
+	sqlstore.Reads
 	pool       *pgxpool.Pool
 	written    chan struct{}        // OutboxWritten
 	lastWindow atomic.Int64         // newest rate window seen, unix ms: drives cleanup
@@ -57,7 +59,14 @@ type Store struct {
 	schemaVersion int      // the schema's version after Open
 }
 
-var _ ports.Stores = (*Store)(nil)
+var (
+	_ ports.Stores      = (*Store)(nil)
+	_ ports.TeamStore   = (*Store)(nil)
+	_ ports.UsageReader = (*Store)(nil)
+)
+
+// shared are the statements the stores share (sqlstore), in this dialect.
+var shared = sqlstore.Postgres.Statements()
 
 // Open connects to the database at url (postgres://…; pool settings such
 // as pool_max_conns and runtime parameters such as search_path may be given
@@ -76,7 +85,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	return &Store{pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
+	return &Store{Reads: sqlstore.NewReads(sqlstore.Postgres, reader{pool}, "postgres", translate), pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
 		polls:   batchQueue[*pollReq]{maxInFlight: pollBatchesInFlight, maxBatch: pollBatchMax},
 		updates: batchQueue[*jobUpdateReq]{maxInFlight: maxCommitters, maxBatch: maxGroup},
 	}, nil
@@ -256,17 +265,12 @@ func unreachable(err error) bool {
 	return strings.Contains(err.Error(), "conn closed")
 }
 
-// Times, placeholders and updates as both stores write them (sqlstore).
+// Times and updates as both stores write them (sqlstore).
 var (
 	toMs     = sqlstore.ToMs
 	fromMs   = sqlstore.FromMs
 	toNullMs = sqlstore.ToNullMs
-	// placeholders returns "$from, $from+1, …" for n values.
-	placeholders = sqlstore.Postgres.Params
-	// updateSet returns "b = $1, c = $2" for every column but the first
-	// (the key), which is then $len(cols).
-	updateSet = sqlstore.Postgres.UpdateSet
 	// keyLast moves a row's key (its first value) to the end, to match
-	// "UPDATE … SET <updateSet> WHERE key = $n".
+	// sqlstore.Dialect.Update.
 	keyLast = sqlstore.KeyLast
 )

@@ -3,39 +3,19 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
-
-var (
-	_ ports.TeamStore   = (*Store)(nil)
-	_ ports.UsageReader = (*Store)(nil)
-)
-
-// The team's statements are shared with the SQLite store.
-var teamSQL = sqlstore.Postgres.Team()
-
-// ListUsers returns the account's users, oldest first.
-func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanUser, teamSQL.ListUsers, string(account))
-	if err != nil {
-		return nil, fmt.Errorf("postgres.ListUsers: %w", err)
-	}
-	return out, nil
-}
 
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
+		if _, err := tx.Exec(ctx, shared.Team.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		tag, err := tx.Exec(ctx, teamSQL.DeleteUser, id, string(account))
+		tag, err := tx.Exec(ctx, shared.Team.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -52,19 +32,9 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 
 // DeleteUserSessions removes the user's sessions but keep.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
-	tag, err := s.pool.Exec(ctx, teamSQL.DeleteOtherSessions, userID, keep)
+	tag, err := s.pool.Exec(ctx, shared.Team.DeleteOtherSessions, userID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("postgres.DeleteUserSessions: %w", translate(err))
 	}
 	return int(tag.RowsAffected()), nil
-}
-
-// JobUsage returns the account's jobs created since from, light, oldest
-// first, on the index jobs_account_created.
-func (s *Store) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.pool, sqlstore.ScanUsage(account), teamSQL.JobUsage, string(account), toMs(from))
-	if err != nil {
-		return nil, fmt.Errorf("postgres.JobUsage: %w", err)
-	}
-	return out, nil
 }

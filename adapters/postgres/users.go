@@ -3,31 +3,15 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
-// The user's columns and row mapping are shared with the other store.
-var userCols = sqlstore.UserCols
-
-var (
-	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
-	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(1, len(userCols)) + ")"
-	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = $" + fmt.Sprint(len(userCols))
-)
-
-// toUserRow lists u's values in userCols order. No invitation expiry is NULL.
+// toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
-
-func toDomainUser(row pgx.Row) (domain.User, error) {
-	u, err := sqlstore.ScanUser(row)
-	return u, translate(err)
-}
 
 // SignUp saves the account and its first user in one transaction: a taken
 // email (or account or user ID) is domain.ErrConflict and saves neither.
@@ -37,8 +21,8 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(accountInsert, toAccountRow(a)...)
-		b.Queue(userInsert, toUserRow(owner)...)
+		b.Queue(shared.Account.Insert, toAccountRow(a)...)
+		b.Queue(shared.User.Insert, toUserRow(owner)...)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})
 	if err != nil {
@@ -51,23 +35,10 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // account is missing, domain.ErrConflict if the ID, email or invitation
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
-	if _, err := s.pool.Exec(ctx, userInsert, toUserRow(u)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.User.Insert, toUserRow(u)...); err != nil {
 		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
 	}
 	return nil
-}
-
-// FindUser returns the user with the one ID, email or invitation hash set in by.
-func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	query, col, val, err := sqlstore.Postgres.FindUserQuery(by)
-	if err != nil {
-		return domain.User{}, fmt.Errorf("postgres.FindUser: %w", err)
-	}
-	u, err := toDomainUser(s.pool.QueryRow(ctx, query, val))
-	if err != nil {
-		return domain.User{}, fmt.Errorf("postgres.FindUser: by %s: %w", col, err)
-	}
-	return u, nil
 }
 
 // UpdateUser locks the user, applies fn and saves it in one transaction;
@@ -76,24 +47,7 @@ func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, er
 func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error {
 	var fnErr error
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		u, err := toDomainUser(tx.QueryRow(ctx, userSelect+" WHERE id = $1 FOR UPDATE", id))
-		if err != nil {
-			return fmt.Errorf("user %s: %w", id, err)
-		}
-		acct := u.AccountID
-		if err := fn(&u); err != nil {
-			fnErr = err
-			return err
-		}
-		u.ID, u.AccountID = id, acct
-		_, err = tx.Exec(ctx, userUpdate, keyLast(toUserRow(u))...)
-		return translate(err)
+		return sqlstore.Postgres.ModifyUser(ctx, txn{tx}, " FOR UPDATE", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("postgres.UpdateUser: %w", translate(err))
-	}
-	return nil
+	return sqlstore.Outcome("postgres.UpdateUser", fnErr, err, translate)
 }

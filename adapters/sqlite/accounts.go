@@ -11,16 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The account's and API key's columns and row mapping are shared with the
-// other store.
-var accountCols = sqlstore.AccountCols
-
-var (
-	accountSelect = "SELECT " + strings.Join(accountCols, ", ") + " FROM accounts"
-	accountInsert = "INSERT INTO accounts (" + strings.Join(accountCols, ", ") + ") VALUES (" + placeholders(len(accountCols)) + ")"
-	accountUpdate = "UPDATE accounts SET " + updateSet(accountCols) + " WHERE id = ?"
-)
-
 func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
 
 func toDomainAccount(sc scanner) (domain.Account, error) {
@@ -31,7 +21,7 @@ func toDomainAccount(sc scanner) (domain.Account, error) {
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...)
+		_, err := tx.ExecContext(ctx, shared.Account.Insert, toAccountRow(a)...)
 		return translate(err)
 	})
 	if err != nil {
@@ -40,39 +30,14 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	return nil
 }
 
-// GetAccount returns an account or domain.ErrNotFound.
-func (s *Store) GetAccount(ctx context.Context, id domain.AccountID) (domain.Account, error) {
-	a, err := toDomainAccount(s.db.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
-	if err != nil {
-		return domain.Account{}, fmt.Errorf("sqlite.GetAccount: account %s: %w", id, err)
-	}
-	return a, nil
-}
-
 // UpdateAccount applies fn to the account in one write transaction. When fn
 // fails nothing is saved and its error is returned unchanged.
 func (s *Store) UpdateAccount(ctx context.Context, id domain.AccountID, fn func(*domain.Account) error) error {
 	var fnErr error
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		a, err := toDomainAccount(tx.QueryRowContext(ctx, accountSelect+" WHERE id = ?", string(id)))
-		if err != nil {
-			return fmt.Errorf("account %s: %w", id, err)
-		}
-		if err := fn(&a); err != nil {
-			fnErr = err
-			return err
-		}
-		a.ID = id
-		_, err = tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...)
-		return translate(err)
+		return sqlstore.SQLite.ModifyAccount(ctx, txn{tx}, "", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("sqlite.UpdateAccount: %w", err)
-	}
-	return nil
+	return sqlstore.Outcome("sqlite.UpdateAccount", fnErr, err, nil)
 }
 
 var keyCols = "k." + strings.Join(sqlstore.APIKeyCols, ", k.")
@@ -91,7 +56,7 @@ func (s *Store) AddAPIKey(ctx context.Context, k domain.APIKey) error {
 }
 
 // keyByHashSelect is APIKeyByHash's statement (prepared at Open).
-var keyByHashSelect = "SELECT " + keyCols + ", a." + strings.Join(accountCols, ", a.") + `
+var keyByHashSelect = "SELECT " + keyCols + ", a." + strings.Join(sqlstore.AccountCols, ", a.") + `
 	FROM api_keys k JOIN accounts a ON a.id = k.account_id
 	WHERE k.hash = ?`
 
@@ -125,21 +90,9 @@ func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error 
 // ListAPIKeys returns the account's keys, newest first; keys created in the
 // same millisecond come last-added first.
 func (s *Store) ListAPIKeys(ctx context.Context, account domain.AccountID) ([]domain.APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+keyCols+` FROM api_keys k
+	out, err := queryAll(ctx, s.db, sqlstore.ScanAPIKey, "SELECT "+keyCols+` FROM api_keys k
 		WHERE k.account_id = ? ORDER BY k.created_at DESC, k.rowid DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
-	}
-	defer rows.Close()
-	var out []domain.APIKey
-	for rows.Next() {
-		var k sqlstore.APIKeyScan
-		if err := rows.Scan(k.Dest()...); err != nil {
-			return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
-		}
-		out = append(out, k.Key())
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.ListAPIKeys: %w", err)
 	}
 	return out, nil

@@ -4,14 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
-
-// The deletion statements are shared with the Postgres store.
-var deletionSQL = sqlstore.SQLite.Deletion()
 
 // DeleteJob removes the job and everything written about it, keeping its
 // tombstone, in one write transaction.
@@ -31,14 +27,14 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 			return err
 		}
 		a.ID = old.AccountID
-		if _, err := tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
-		if _, err := tx.ExecContext(ctx, deletionSQL.InsertTombstone, sqlstore.TombstoneRow(tomb)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Deletion.InsertTombstone, sqlstore.TombstoneRow(tomb)...); err != nil {
 			return translate(err)
 		}
-		for _, q := range deletionSQL.DeleteJob {
+		for _, q := range shared.Deletion.DeleteJob {
 			if _, err := tx.ExecContext(ctx, q, string(old.ID)); err != nil {
 				return translate(err)
 			}
@@ -58,53 +54,22 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	return old, nil
 }
 
-// GetTombstone returns a deleted job's tombstone.
-func (s *Store) GetTombstone(ctx context.Context, id domain.DocID) (domain.Tombstone, error) {
-	t, err := sqlstore.ScanTombstone(s.db.QueryRowContext(ctx, deletionSQL.GetTombstone, string(id)))
-	if err != nil {
-		return domain.Tombstone{}, fmt.Errorf("sqlite.GetTombstone: %s: %w", id, translate(err))
-	}
-	return t, nil
-}
-
 // SetRetentionDays sets the account's retention rule; 0 removes it.
 func (s *Store) SetRetentionDays(ctx context.Context, account domain.AccountID, days int) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var one int
-		if err := tx.QueryRowContext(ctx, deletionSQL.AccountExists, string(account)).Scan(&one); err != nil {
+		if err := tx.QueryRowContext(ctx, shared.Deletion.AccountExists, string(account)).Scan(&one); err != nil {
 			return fmt.Errorf("account %s: %w", account, translate(err))
 		}
 		if days <= 0 {
-			_, err := tx.ExecContext(ctx, deletionSQL.DeleteRetention, string(account))
+			_, err := tx.ExecContext(ctx, shared.Deletion.DeleteRetention, string(account))
 			return translate(err)
 		}
-		_, err := tx.ExecContext(ctx, deletionSQL.SetRetention, string(account), days)
+		_, err := tx.ExecContext(ctx, shared.Deletion.SetRetention, string(account), days)
 		return translate(err)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite.SetRetentionDays: %w", err)
 	}
 	return nil
-}
-
-// RetentionDays returns the account's retention rule, 0 when none is set.
-func (s *Store) RetentionDays(ctx context.Context, account domain.AccountID) (int, error) {
-	var days int
-	err := s.db.QueryRowContext(ctx, deletionSQL.Retention, string(account)).Scan(&days)
-	if err == sql.ErrNoRows {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sqlite.RetentionDays: %w", translate(err))
-	}
-	return days, nil
-}
-
-// ExpiredJobs lists jobs older than their account's retention, oldest first.
-func (s *Store) ExpiredJobs(ctx context.Context, now time.Time, limit int) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.db, sqlstore.ScanJob, deletionSQL.ExpiredJobs, toMs(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.ExpiredJobs: %w", err)
-	}
-	return out, nil
 }

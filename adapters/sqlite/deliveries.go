@@ -60,26 +60,9 @@ func (s *Store) FinishDelivery(ctx context.Context, d domain.Delivery) error {
 
 // Deliveries lists a job's deliveries, oldest first.
 func (s *Store) Deliveries(ctx context.Context, doc domain.DocID) ([]domain.Delivery, error) {
-	out, err := s.queryDeliveries(ctx, deliverySelect+` WHERE doc_id = ? ORDER BY created_at, rowid`, string(doc))
+	out, err := queryAll(ctx, s.db, sqlstore.ScanDelivery, deliverySelect+` WHERE doc_id = ? ORDER BY created_at, rowid`, string(doc))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite.Deliveries: %w", err)
 	}
 	return out, nil
-}
-
-func (s *Store) queryDeliveries(ctx context.Context, query string, args ...any) ([]domain.Delivery, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []domain.Delivery
-	for rows.Next() {
-		d, err := toDomainDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
 }

@@ -39,7 +39,7 @@ func (s *Store) CreateJobOnce(ctx context.Context, rec domain.Idempotency, j dom
 		if !errors.Is(err, sql.ErrNoRows) {
 			return translate(err)
 		}
-		if _, err := tx.ExecContext(ctx, jobInsert, row...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Job.Insert, row...); err != nil {
 			return translate(err)
 		}
 		if err := insertEvents(ctx, tx, events); err != nil {

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -12,10 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
-
-// listedCols are the columns of a listed job (sqlstore.ListedScan); the
-// duration is read as its JSON text.
-var listedCols = sqlstore.ListedCols("audio -> '$.duration'")
 
 // ListJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), and how many match in all, in one statement on the index
@@ -25,34 +19,12 @@ var listedCols = sqlstore.ListedCols("audio -> '$.duration'")
 // a scan; the matches are found once (the CTE m) for the count and the
 // page, and only the page's rows read their transcription's excerpt.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
-	if q.Account == "" {
-		return nil, 0, errors.New("sqlite.ListJobs: no account")
+	a := sqlstore.SQLite.NewArgs()
+	where, err := sqlstore.JobFilter(q, a)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite.ListJobs: %w", err)
 	}
-	var args []any
-	param := func(v any) string {
-		args = append(args, v)
-		return "?" + strconv.Itoa(len(args))
-	}
-	where := []string{"account_id = " + param(string(q.Account))}
-	if q.Status != "" {
-		where = append(where, "status = "+param(string(q.Status)))
-	}
-	if q.Type != "" {
-		where = append(where, "type = "+param(string(q.Type)))
-	}
-	if q.ChecklistID != "" {
-		where = append(where, "checklist_id = "+param(q.ChecklistID))
-	}
-	if !q.From.IsZero() {
-		where = append(where, "created_at >= "+param(toMs(q.From)))
-	}
-	if !q.To.IsZero() {
-		where = append(where, "created_at < "+param(toMs(q.To)))
-	}
-	if !q.After.IsZero() {
-		ms := param(q.After.CreatedAt.UnixMilli())
-		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+param(string(q.After.ID))+")")
-	}
+	param := a.Add
 	if phrase, ok := searchPhrase(q.Search); ok {
 		// The index names the few jobs with the words; the unary + keeps
 		// SQLite from walking the account's every job (and its text) on
@@ -62,27 +34,27 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	} else if q.Search != "" {
 		where = append(where, `search_text LIKE '%' || `+param(webquery.Contains(q.Search))+` || '%' ESCAPE '\'`)
 	}
-	countArgs := args[:len(args):len(args)]
+	countArgs := a.Values[:len(a.Values):len(a.Values)]
 	limit, offset := webquery.Page(q)
 	order := " ORDER BY created_at DESC, id DESC"
 	var query, count string
 	if q.Search == "" {
 		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
 		count = "SELECT count(*)" + cond
-		query = "SELECT " + listedCols + ", '', (" + count + ")" + cond + order
+		query = "SELECT " + sqlstore.SQLite.ListedCols() + ", '', (" + count + ")" + cond + order
 	} else {
 		folded, beyond := webquery.Excerpt(q.Search)
 		with := "WITH m AS MATERIALIZED (SELECT rowid AS r, created_at, id FROM jobs WHERE " + strings.Join(where, " AND ") + ") "
 		count = with + "SELECT count(*) FROM m"
 		excerpt := "substr(transcription, 1, instr(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " +
 			param(folded) + ") + " + param(beyond) + ")"
-		query = with + "SELECT " + listedCols + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m" + order
+		query = with + "SELECT " + sqlstore.SQLite.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m" + order
 	}
 	query += " LIMIT " + param(limit) + " OFFSET " + param(offset)
 	if q.Search != "" {
 		query += ")" + order
 	}
-	jobs, total, err := s.listJobs(ctx, query, args)
+	jobs, total, err := s.listJobs(ctx, query, a.Values)
 	if err == nil && len(jobs) == 0 && offset > 0 {
 		// Past the last page no row carries the total.
 		err = s.db.QueryRowContext(ctx, count, countArgs...).Scan(&total)
@@ -100,20 +72,9 @@ func (s *Store) listJobs(ctx context.Context, query string, args []any) ([]ports
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []ports.ListedJob{}
 	var total int
-	for rows.Next() {
-		var r sqlstore.ListedScan
-		if err := rows.Scan(append(r.Dest(), &r.Excerpt, &total)...); err != nil {
-			return nil, 0, err
-		}
-		l, err := r.Listed()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, l)
-	}
-	return out, total, rows.Err()
+	out, err := sqlstore.Collect(rows, sqlstore.ScanListedTotal(&total))
+	return out, total, err
 }
 
 // AnalysesByDocs returns the analyses of those of docs that are the

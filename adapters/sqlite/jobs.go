@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -12,19 +11,9 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// The job's columns and row mapping are shared with the Postgres store.
-var (
-	jobCols      = sqlstore.JobCols
-	jobWriteCols = sqlstore.JobWriteCols
-)
+var ()
 
-var (
-	jobSelect = "SELECT " + strings.Join(jobCols, ", ") + " FROM jobs"
-	jobInsert = "INSERT INTO jobs (" + strings.Join(jobWriteCols, ", ") + ") VALUES (" + placeholders(len(jobWriteCols)) + ")"
-	jobUpdate = "UPDATE jobs SET " + updateSet(jobWriteCols) + " WHERE id = ?"
-)
-
-// toJobRow lists j's values in jobWriteCols order.
+// toJobRow lists j's values in sqlstore.JobWriteCols order.
 func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
 
 func toDomainJob(sc scanner) (domain.Job, error) {
@@ -41,7 +30,7 @@ func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Eve
 		return fmt.Errorf("sqlite.CreateJob: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, jobInsert, row...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Job.Insert, row...); err != nil {
 			return translate(err)
 		}
 		return insertEvents(ctx, tx, events)
@@ -94,10 +83,10 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, jobUpdate, keyLast(row)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Job.Update, keyLast(row)...); err != nil {
 			return translate(err)
 		}
-		if _, err := tx.ExecContext(ctx, accountUpdate, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		wrote = len(events) > 0
@@ -119,7 +108,7 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 // processing or converting jobs last updated before stuckBefore, oldest
 // (created) first.
 func (s *Store) StaleJobs(ctx context.Context, now, stuckBefore time.Time, limit int) ([]domain.Job, error) {
-	rows, err := s.db.QueryContext(ctx, jobSelect+`
+	rows, err := s.db.QueryContext(ctx, shared.Job.Select+`
 		WHERE (status = 'uploading' AND upload_expires_at <= ?)
 		   OR (status IN ('processing', 'converting') AND updated_at < ?)
 		ORDER BY created_at, id

@@ -10,8 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-var piecesSQL = sqlstore.SQLite.Pieces()
-
 // SavePiece implements ports.RecognizedPieces.
 func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec domain.Recognition, now time.Time) error {
 	text, err := sqlstore.EncodeRecognition(rec)
@@ -19,7 +17,7 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 		return fmt.Errorf("sqlite.SavePiece: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, piecesSQL.Save, string(id), key, text, toMs(now), string(id))
+		_, err := tx.ExecContext(ctx, shared.Pieces.Save, string(id), key, text, toMs(now), string(id))
 		return translate(err)
 	})
 	if err != nil {
@@ -28,19 +26,10 @@ func (s *Store) SavePiece(ctx context.Context, id domain.DocID, key string, rec 
 	return nil
 }
 
-// RecognizedPieces implements ports.RecognizedPieces.
-func (s *Store) RecognizedPieces(ctx context.Context, id domain.DocID) (map[string]domain.Recognition, error) {
-	rows, err := queryAll(ctx, s.db, sqlstore.ScanPiece, piecesSQL.List, string(id))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.RecognizedPieces: %w", err)
-	}
-	return sqlstore.PieceMap(rows), nil
-}
-
 // DropPieces implements ports.RecognizedPieces.
 func (s *Store) DropPieces(ctx context.Context, id domain.DocID) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, piecesSQL.Drop, string(id))
+		_, err := tx.ExecContext(ctx, shared.Pieces.Drop, string(id))
 		return translate(err)
 	})
 	if err != nil {

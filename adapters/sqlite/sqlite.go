@@ -41,6 +41,8 @@ const busyTimeout = 10 * time.Second
 
 // Store implements every store port (ports.Stores) on one SQLite database.
 type Store struct {
+	// Reads are the plain reads written once for both stores.
+	sqlstore.Reads
 	migrated      []string // migrations Open applied
 	schemaVersion int      // the schema's version after Open
 	db            *sql.DB
@@ -51,7 +53,14 @@ type Store struct {
 	keyByHash     *sql.Stmt     // APIKeyByHash's, parsed once: a key the cache lacks
 }
 
-var _ ports.Stores = (*Store)(nil)
+var (
+	_ ports.Stores      = (*Store)(nil)
+	_ ports.TeamStore   = (*Store)(nil)
+	_ ports.UsageReader = (*Store)(nil)
+)
+
+// shared are the statements the stores share (sqlstore), in this dialect.
+var shared = sqlstore.SQLite.Statements()
 
 // Open opens (creating if needed) the database file at path and brings its
 // schema up to date.
@@ -71,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// The poll's reads, parsed once: the job, and the key when the
 	// process's key cache does not hold it.
-	getJob, err := db.PrepareContext(ctx, jobSelect+" WHERE id = ?")
+	getJob, err := db.PrepareContext(ctx, shared.Job.Select+" WHERE id = ?")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
@@ -82,7 +91,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite.Open %s: %w", path, err)
 	}
-	return &Store{migrated: applied, schemaVersion: version, db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
+	return &Store{Reads: sqlstore.NewReads(sqlstore.SQLite, reader{db}, "sqlite", translate), migrated: applied, schemaVersion: version, db: db, writeSem: make(chan struct{}, 1), written: make(chan struct{}, 1), getJob: getJob, keyByHash: keyByHash}, nil
 }
 
 func dsn(path string) string {
@@ -269,14 +278,12 @@ func translate(err error) error {
 	return err
 }
 
-// Times, placeholders and updates as both stores write them (sqlstore).
+// Times and updates as both stores write them (sqlstore).
 var (
 	toMs   = sqlstore.ToMs
 	fromMs = sqlstore.FromMs
-	// updateSet returns "b = ?, c = ?" for every column but the first (the key).
-	updateSet = sqlstore.SQLite.UpdateSet
 	// keyLast moves a row's key (its first value) to the end, to match
-	// "UPDATE … SET <updateSet> WHERE key = ?".
+	// sqlstore.Dialect.Update.
 	keyLast = sqlstore.KeyLast
 )
 

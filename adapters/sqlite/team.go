@@ -4,37 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
-	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
-
-var (
-	_ ports.TeamStore   = (*Store)(nil)
-	_ ports.UsageReader = (*Store)(nil)
-)
-
-// The team's statements are shared with the Postgres store.
-var teamSQL = sqlstore.SQLite.Team()
-
-// ListUsers returns the account's users, oldest first.
-func (s *Store) ListUsers(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
-	out, err := queryAll(ctx, s.db, sqlstore.ScanUser, teamSQL.ListUsers, string(account))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListUsers: %w", err)
-	}
-	return out, nil
-}
 
 // DeleteUser removes one of the account's users and their sessions.
 func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, teamSQL.DeleteUserSessions, id, string(account)); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Team.DeleteUserSessions, id, string(account)); err != nil {
 			return translate(err)
 		}
-		res, err := tx.ExecContext(ctx, teamSQL.DeleteUser, id, string(account))
+		res, err := tx.ExecContext(ctx, shared.Team.DeleteUser, id, string(account))
 		if err != nil {
 			return translate(err)
 		}
@@ -53,7 +33,7 @@ func (s *Store) DeleteUser(ctx context.Context, account domain.AccountID, id str
 func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, teamSQL.DeleteOtherSessions, userID, keep)
+		res, err := tx.ExecContext(ctx, shared.Team.DeleteOtherSessions, userID, keep)
 		if err != nil {
 			return translate(err)
 		}
@@ -64,14 +44,4 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep string) (in
 		return 0, fmt.Errorf("sqlite.DeleteUserSessions: %w", err)
 	}
 	return int(n), nil
-}
-
-// JobUsage returns the account's jobs created since from, light, oldest
-// first, on the index jobs_account_created.
-func (s *Store) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
-	out, err := queryAll(ctx, s.db, sqlstore.ScanUsage(account), teamSQL.JobUsage, string(account), toMs(from))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite.JobUsage: %w", err)
-	}
-	return out, nil
 }

@@ -4,29 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
-// The user's columns and row mapping are shared with the other store.
-var userCols = sqlstore.UserCols
-
-var (
-	userSelect = "SELECT " + strings.Join(userCols, ", ") + " FROM users"
-	userInsert = "INSERT INTO users (" + strings.Join(userCols, ", ") + ") VALUES (" + placeholders(len(userCols)) + ")"
-	userUpdate = "UPDATE users SET " + updateSet(userCols) + " WHERE id = ?"
-)
-
-// toUserRow lists u's values in userCols order. No invitation expiry is NULL.
+// toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
 func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
-
-func toDomainUser(sc scanner) (domain.User, error) {
-	u, err := sqlstore.ScanUser(sc)
-	return u, translate(err)
-}
 
 // SignUp saves the account and its first user in one transaction: a taken
 // email (or account or user ID) is domain.ErrConflict and saves neither.
@@ -35,10 +19,10 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 		return fmt.Errorf("sqlite.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, accountInsert, toAccountRow(a)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Insert, toAccountRow(a)...); err != nil {
 			return fmt.Errorf("account %s: %w", a.ID, translate(err))
 		}
-		if _, err := tx.ExecContext(ctx, userInsert, toUserRow(owner)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.User.Insert, toUserRow(owner)...); err != nil {
 			return fmt.Errorf("user %s: %w", owner.ID, translate(err))
 		}
 		return nil
@@ -54,7 +38,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, userInsert, toUserRow(u)...)
+		_, err := tx.ExecContext(ctx, shared.User.Insert, toUserRow(u)...)
 		return translate(err)
 	})
 	if err != nil {
@@ -63,43 +47,13 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	return nil
 }
 
-// FindUser returns the user with the one ID, email or invitation hash set in by.
-func (s *Store) FindUser(ctx context.Context, by ports.UserKey) (domain.User, error) {
-	query, col, val, err := sqlstore.SQLite.FindUserQuery(by)
-	if err != nil {
-		return domain.User{}, fmt.Errorf("sqlite.FindUser: %w", err)
-	}
-	u, err := toDomainUser(s.db.QueryRowContext(ctx, query, val))
-	if err != nil {
-		return domain.User{}, fmt.Errorf("sqlite.FindUser: by %s: %w", col, err)
-	}
-	return u, nil
-}
-
 // UpdateUser applies fn to the user in one write transaction; the user
 // keeps its ID and account whatever fn does. When fn fails nothing is saved
 // and its error is returned unchanged.
 func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*domain.User) error) error {
 	var fnErr error
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		u, err := toDomainUser(tx.QueryRowContext(ctx, userSelect+" WHERE id = ?", id))
-		if err != nil {
-			return fmt.Errorf("user %s: %w", id, err)
-		}
-		acct := u.AccountID
-		if err := fn(&u); err != nil {
-			fnErr = err
-			return err
-		}
-		u.ID, u.AccountID = id, acct
-		_, err = tx.ExecContext(ctx, userUpdate, keyLast(toUserRow(u))...)
-		return translate(err)
+		return sqlstore.SQLite.ModifyUser(ctx, txn{tx}, "", id, fn, &fnErr)
 	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("sqlite.UpdateUser: %w", err)
-	}
-	return nil
+	return sqlstore.Outcome("sqlite.UpdateUser", fnErr, err, nil)
 }

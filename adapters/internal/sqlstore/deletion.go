@@ -4,24 +4,37 @@ import "github.com/hyscribe/hyscribe/domain"
 
 // Deletion: tombstones and retention.
 
-// TombstoneCols are a tombstone's columns.
-var TombstoneCols = []string{"doc_id", "account_id", "type", "status", "created_at", "updated_at", "deleted_at", "reason"}
+// tombstoneRow is a tombstone as stored (see jobRow).
+type tombstoneRow struct {
+	DocID     string `db:"doc_id"`
+	AccountID string `db:"account_id"`
+	Type      string `db:"type"`
+	Status    string `db:"status"`
+	CreatedAt int64  `db:"created_at"`
+	UpdatedAt int64  `db:"updated_at"`
+	DeletedAt int64  `db:"deleted_at"`
+	Reason    string `db:"reason"`
+}
+
+// TombstoneCols are a tombstone's columns (tombstoneRow's).
+var TombstoneCols = Columns[tombstoneRow]()
 
 // TombstoneRow lists t's values in TombstoneCols order.
 func TombstoneRow(t domain.Tombstone) []any {
-	return []any{string(t.DocID), string(t.AccountID), string(t.Type), string(t.Status),
-		ToMs(t.CreatedAt), ToMs(t.UpdatedAt), ToMs(t.DeletedAt), t.Reason}
+	return Values(&tombstoneRow{DocID: string(t.DocID), AccountID: string(t.AccountID), Type: string(t.Type),
+		Status: string(t.Status), CreatedAt: ToMs(t.CreatedAt), UpdatedAt: ToMs(t.UpdatedAt),
+		DeletedAt: ToMs(t.DeletedAt), Reason: t.Reason})
 }
 
 // ScanTombstone reads one tombstone row (TombstoneCols).
 func ScanTombstone(sc Scanner) (domain.Tombstone, error) {
-	var t domain.Tombstone
-	var created, updated, deleted int64
-	if err := sc.Scan(&t.DocID, &t.AccountID, &t.Type, &t.Status, &created, &updated, &deleted, &t.Reason); err != nil {
+	var r tombstoneRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Tombstone{}, err
 	}
-	t.CreatedAt, t.UpdatedAt, t.DeletedAt = FromMs(created), FromMs(updated), FromMs(deleted)
-	return t, nil
+	return domain.Tombstone{DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
+		Type: domain.JobType(r.Type), Status: domain.Status(r.Status), CreatedAt: FromMs(r.CreatedAt),
+		UpdatedAt: FromMs(r.UpdatedAt), DeletedAt: FromMs(r.DeletedAt), Reason: r.Reason}, nil
 }
 
 // DeletionSQL are the statements of ports.DeletionStore.

@@ -14,13 +14,39 @@ import (
 
 // Jobs.
 
-// JobCols are the columns a job is read from.
-var JobCols = []string{
-	"id", "account_id", "type", "status", "metadata", "checklist_id", "created_at", "updated_at", "upload_expires_at",
-	"blob_key", "audio_bytes", "audio", "reserved_ms", "transcription", "segments", "title", "resolution",
-	"language_code", "error", "redrives", "checklist_version", "filename",
-	"speakers",
+// jobRow is a job as stored: a field per column, its db tag the column's
+// name, in the order the statements list them. It is the one list of a
+// job's columns: JobCols, JobRow and JobScan.Dest are made from it, so a new
+// column is a field here, its value in JobRow and JobScan.Head (or Job),
+// and the two migrations.
+type jobRow struct {
+	ID               string  `db:"id"`
+	AccountID        string  `db:"account_id"`
+	Type             string  `db:"type"`
+	Status           string  `db:"status"`
+	Metadata         *string `db:"metadata"`
+	ChecklistID      string  `db:"checklist_id"`
+	CreatedAt        int64   `db:"created_at"`
+	UpdatedAt        int64   `db:"updated_at"`
+	UploadExpiresAt  int64   `db:"upload_expires_at"`
+	BlobKey          string  `db:"blob_key"`
+	AudioBytes       int64   `db:"audio_bytes"`
+	Audio            *string `db:"audio"`
+	ReservedMs       int64   `db:"reserved_ms"`
+	Transcription    string  `db:"transcription"`
+	Segments         *string `db:"segments"`
+	Title            string  `db:"title"`
+	Resolution       string  `db:"resolution"`
+	LanguageCode     string  `db:"language_code"`
+	Error            string  `db:"error"`
+	Redrives         int     `db:"redrives"`
+	ChecklistVersion int     `db:"checklist_version"`
+	Filename         string  `db:"filename"`
+	Speakers         *string `db:"speakers"`
 }
+
+// JobCols are the columns a job is read from (jobRow's).
+var JobCols = Columns[jobRow]()
 
 // JobWriteCols are the columns a job row is written with: JobCols and
 // search_text, which only the history's search reads.
@@ -28,87 +54,81 @@ var JobWriteCols = append(slices.Clone(JobCols), "search_text")
 
 // JobRow lists j's values in JobWriteCols order.
 func JobRow(j domain.Job) ([]any, error) {
-	var meta, audio, segs *string
+	r := jobRow{
+		ID: string(j.ID), AccountID: string(j.AccountID), Type: string(j.Type), Status: string(j.Status),
+		ChecklistID: j.ChecklistID, CreatedAt: ToMs(j.CreatedAt), UpdatedAt: ToMs(j.UpdatedAt),
+		UploadExpiresAt: ToMs(j.UploadExpiresAt), BlobKey: j.BlobKey, AudioBytes: j.AudioBytes,
+		ReservedMs: j.ReservedMs, Transcription: j.Transcription, Title: j.Title, Resolution: j.Resolution,
+		LanguageCode: j.LanguageCode, Error: j.Error, Redrives: j.Redrives,
+		ChecklistVersion: j.ChecklistVersion, Filename: j.Filename,
+	}
 	if j.Metadata != nil {
-		meta = new(string(j.Metadata))
+		r.Metadata = new(string(j.Metadata))
 	}
 	if j.Audio != nil {
 		b, err := json.Marshal(j.Audio)
 		if err != nil {
 			return nil, fmt.Errorf("encode audio: %w", err)
 		}
-		audio = new(string(b))
+		r.Audio = new(string(b))
 	}
 	if len(j.Segments) > 0 {
 		b, err := json.Marshal(j.Segments)
 		if err != nil {
 			return nil, fmt.Errorf("encode segments: %w", err)
 		}
-		segs = new(string(b))
+		r.Segments = new(string(b))
 	}
-	var speakers *string
 	if len(j.Speakers) > 0 {
 		b, err := json.Marshal(j.Speakers)
 		if err != nil {
 			return nil, fmt.Errorf("encode speakers: %w", err)
 		}
-		speakers = new(string(b))
+		r.Speakers = new(string(b))
 	}
-	return []any{
-		string(j.ID), string(j.AccountID), string(j.Type), string(j.Status), meta, j.ChecklistID,
-		ToMs(j.CreatedAt), ToMs(j.UpdatedAt), ToMs(j.UploadExpiresAt),
-		j.BlobKey, j.AudioBytes, audio, j.ReservedMs, j.Transcription, segs, j.Title, j.Resolution,
-		j.LanguageCode, j.Error, j.Redrives, j.ChecklistVersion, j.Filename,
-		speakers,
-		searchText(j),
-	}, nil
+	return append(Values(&r), searchText(j)), nil
 }
 
 // JobScan holds a job row's columns (JobCols) as scanned, before decoding:
 // scan into Dest, then call Job.
-type JobScan struct {
-	j                         domain.Job
-	meta, audio, segs         *string
-	speakers                  *string
-	created, updated, expires int64
-}
+type JobScan struct{ r jobRow }
 
 // Dest lists the scan destinations in JobCols order.
-func (r *JobScan) Dest() []any {
-	j := &r.j
-	return []any{&j.ID, &j.AccountID, &j.Type, &j.Status, &r.meta, &j.ChecklistID, &r.created, &r.updated, &r.expires,
-		&j.BlobKey, &j.AudioBytes, &r.audio, &j.ReservedMs, &j.Transcription, &r.segs, &j.Title, &j.Resolution,
-		&j.LanguageCode, &j.Error, &j.Redrives, &j.ChecklistVersion, &j.Filename,
-		&r.speakers}
-}
+func (s *JobScan) Dest() []any { return Pointers(&s.r) }
 
 // Head is the scanned job without what needs decoding (metadata, audio,
-// segments): its IDs, status, times and text.
-func (r *JobScan) Head() domain.Job {
-	j := r.j
-	j.CreatedAt, j.UpdatedAt, j.UploadExpiresAt = FromMs(r.created), FromMs(r.updated), FromMs(r.expires)
-	return j
+// segments, speakers): its IDs, status, times and text.
+func (s *JobScan) Head() domain.Job {
+	r := &s.r
+	return domain.Job{
+		ID: domain.DocID(r.ID), AccountID: domain.AccountID(r.AccountID), Type: domain.JobType(r.Type),
+		Status: domain.Status(r.Status), ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion,
+		CreatedAt: FromMs(r.CreatedAt), UpdatedAt: FromMs(r.UpdatedAt), UploadExpiresAt: FromMs(r.UploadExpiresAt),
+		BlobKey: r.BlobKey, AudioBytes: r.AudioBytes, ReservedMs: r.ReservedMs, Transcription: r.Transcription,
+		Title: r.Title, Resolution: r.Resolution, LanguageCode: r.LanguageCode, Error: r.Error,
+		Redrives: r.Redrives, Filename: r.Filename,
+	}
 }
 
 // Job decodes the scanned row.
-func (r *JobScan) Job() (domain.Job, error) {
-	j := r.Head()
-	if r.meta != nil {
-		j.Metadata = json.RawMessage(*r.meta)
+func (s *JobScan) Job() (domain.Job, error) {
+	j, r := s.Head(), &s.r
+	if r.Metadata != nil {
+		j.Metadata = json.RawMessage(*r.Metadata)
 	}
-	if r.audio != nil {
+	if r.Audio != nil {
 		j.Audio = new(domain.AudioInfo)
-		if err := json.Unmarshal([]byte(*r.audio), j.Audio); err != nil {
+		if err := json.Unmarshal([]byte(*r.Audio), j.Audio); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
 		}
 	}
-	if r.segs != nil {
-		if err := json.Unmarshal([]byte(*r.segs), &j.Segments); err != nil {
+	if r.Segments != nil {
+		if err := json.Unmarshal([]byte(*r.Segments), &j.Segments); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
 		}
 	}
-	if r.speakers != nil {
-		if err := json.Unmarshal([]byte(*r.speakers), &j.Speakers); err != nil {
+	if r.Speakers != nil {
+		if err := json.Unmarshal([]byte(*r.Speakers), &j.Speakers); err != nil {
 			return domain.Job{}, fmt.Errorf("job %s: decode speakers: %w", j.ID, err)
 		}
 	}
@@ -142,9 +162,13 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 // Listed jobs (the history page).
 
 // ListedCols are the columns of a ports.ListedJob in ListedScan.Dest
-// order, given the store's expression for the audio's duration as JSON
-// text (nothing else of the audio details is read).
-func ListedCols(duration string) string {
+// order; of the audio details only the duration is read, as JSON text, in
+// the engine's JSON syntax.
+func (d Dialect) ListedCols() string {
+	duration := "audio -> '$.duration'"
+	if d == Postgres {
+		duration = "audio::json ->> 'duration'"
+	}
 	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, filename, " + duration
 }
 
@@ -182,43 +206,50 @@ func (r *ListedScan) Listed() (ports.ListedJob, error) {
 
 // Accounts.
 
-// AccountCols are an account's columns.
-var AccountCols = []string{
-	"id", "name", "plan", "balance_ms", "webhook_url", "webhook_secret", "analysis_webhook_url",
-	"notify_failures", "created_at",
-	"time_zone", "agent_channel",
+// accountRow is an account as stored (see jobRow).
+type accountRow struct {
+	ID                 string `db:"id"`
+	Name               string `db:"name"`
+	Plan               string `db:"plan"`
+	BalanceMs          int64  `db:"balance_ms"`
+	WebhookURL         string `db:"webhook_url"`
+	WebhookSecret      string `db:"webhook_secret"`
+	AnalysisWebhookURL string `db:"analysis_webhook_url"`
+	NotifyFailures     bool   `db:"notify_failures"`
+	CreatedAt          int64  `db:"created_at"`
+	TimeZone           string `db:"time_zone"`
+	AgentChannel       string `db:"agent_channel"`
 }
+
+// AccountCols are an account's columns (accountRow's).
+var AccountCols = Columns[accountRow]()
 
 // AccountRow lists a's values in AccountCols order.
 func AccountRow(a domain.Account) []any {
-	return []any{
-		string(a.ID), a.Name, string(a.Plan), a.BalanceMs, a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL,
-		a.NotifyFailures, ToMs(a.CreatedAt),
-		a.TimeZone, a.AgentChannel,
-	}
+	return Values(&accountRow{
+		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
+		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
+		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+	})
 }
 
 // AccountScan holds an account row (AccountCols) as scanned: scan into
 // Dest, then call Account. It reads an account selected beside other
 // columns.
-type AccountScan struct {
-	a       domain.Account
-	created int64
-}
+type AccountScan struct{ r accountRow }
 
 // Dest lists the scan destinations in AccountCols order.
-func (r *AccountScan) Dest() []any {
-	a := &r.a
-	return []any{&a.ID, &a.Name, &a.Plan, &a.BalanceMs, &a.WebhookURL, &a.WebhookSecret, &a.AnalysisWebhookURL,
-		&a.NotifyFailures, &r.created,
-		&a.TimeZone, &a.AgentChannel}
-}
+func (s *AccountScan) Dest() []any { return Pointers(&s.r) }
 
 // Account decodes the scanned row.
-func (r *AccountScan) Account() domain.Account {
-	a := r.a
-	a.CreatedAt = FromMs(r.created)
-	return a
+func (s *AccountScan) Account() domain.Account {
+	r := &s.r
+	return domain.Account{
+		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
+		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
+		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
+		AgentChannel: r.AgentChannel,
+	}
 }
 
 // ScanAccount reads one account row (AccountCols).
@@ -232,41 +263,64 @@ func ScanAccount(sc Scanner) (domain.Account, error) {
 
 // Users.
 
-// UserCols are a user's columns.
-var UserCols = []string{
-	"id", "account_id", "email", "password_hash", "role", "invite_hash", "invite_expires_at", "created_at", "lang",
+// userRow is a user as stored (see jobRow); no invitation expiry is NULL.
+type userRow struct {
+	ID              string `db:"id"`
+	AccountID       string `db:"account_id"`
+	Email           string `db:"email"`
+	PasswordHash    string `db:"password_hash"`
+	Role            string `db:"role"`
+	InviteHash      string `db:"invite_hash"`
+	InviteExpiresAt *int64 `db:"invite_expires_at"`
+	CreatedAt       int64  `db:"created_at"`
+	Lang            string `db:"lang"`
 }
 
-// UserRow lists u's values in UserCols order. No invitation expiry is NULL.
+// UserCols are a user's columns (userRow's).
+var UserCols = Columns[userRow]()
+
+// UserRow lists u's values in UserCols order.
 func UserRow(u domain.User) []any {
-	var invExpires *int64
+	r := userRow{ID: u.ID, AccountID: string(u.AccountID), Email: u.Email, PasswordHash: u.PasswordHash,
+		Role: string(u.Role), InviteHash: u.InviteHash, CreatedAt: ToMs(u.CreatedAt), Lang: u.Lang}
 	if !u.InviteExpiresAt.IsZero() {
-		invExpires = ToNullMs(&u.InviteExpiresAt)
+		r.InviteExpiresAt = ToNullMs(&u.InviteExpiresAt)
 	}
-	return []any{u.ID, string(u.AccountID), u.Email, u.PasswordHash, string(u.Role), u.InviteHash, invExpires, ToMs(u.CreatedAt), u.Lang}
+	return Values(&r)
 }
 
 // ScanUser reads one user row (UserCols).
 func ScanUser(sc Scanner) (domain.User, error) {
-	var u domain.User
-	var invExpires *int64
-	var created int64
-	if err := sc.Scan(&u.ID, &u.AccountID, &u.Email, &u.PasswordHash, &u.Role, &u.InviteHash, &invExpires, &created, &u.Lang); err != nil {
+	var r userRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.User{}, err
 	}
-	if t := FromNullMs(invExpires); t != nil {
+	u := domain.User{ID: r.ID, AccountID: domain.AccountID(r.AccountID), Email: r.Email, PasswordHash: r.PasswordHash,
+		Role: domain.Role(r.Role), InviteHash: r.InviteHash, CreatedAt: FromMs(r.CreatedAt), Lang: r.Lang}
+	if t := FromNullMs(r.InviteExpiresAt); t != nil {
 		u.InviteExpiresAt = *t
 	}
-	u.CreatedAt = FromMs(created)
 	return u, nil
 }
 
 // Analyses.
 
-// AnalysisCols are an analysis's columns.
-var AnalysisCols = []string{
-	"id", "doc_id", "account_id", "checklist_id", "checklist_version", "checklist_name", "status", "error", "results", "created_at",
+// analysisRow is an analysis as stored (see jobRow); its results are JSON.
+type analysisRow struct {
+	ID               string `db:"id"`
+	DocID            string `db:"doc_id"`
+	AccountID        string `db:"account_id"`
+	ChecklistID      string `db:"checklist_id"`
+	ChecklistVersion int    `db:"checklist_version"`
+	ChecklistName    string `db:"checklist_name"`
+	Status           string `db:"status"`
+	Error            string `db:"error"`
+	Results          string `db:"results"`
+	CreatedAt        int64  `db:"created_at"`
 }
+
+// AnalysisCols are an analysis's columns (analysisRow's).
+var AnalysisCols = Columns[analysisRow]()
 
 // AnalysisRow lists a's values in AnalysisCols order; no results are
 // written as an empty object.
@@ -278,23 +332,23 @@ func AnalysisRow(a domain.Analysis) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode results: %w", err)
 	}
-	return []any{a.ID, string(a.DocID), string(a.AccountID), a.ChecklistID, a.ChecklistVersion, a.ChecklistName,
-		a.Status, a.Error, string(results), ToMs(a.CreatedAt)}, nil
+	return Values(&analysisRow{ID: a.ID, DocID: string(a.DocID), AccountID: string(a.AccountID),
+		ChecklistID: a.ChecklistID, ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName,
+		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt)}), nil
 }
 
 // ScanAnalysis reads one analysis row (AnalysisCols).
 func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
-	var a domain.Analysis
-	var results string
-	var created int64
-	if err := sc.Scan(&a.ID, &a.DocID, &a.AccountID, &a.ChecklistID, &a.ChecklistVersion, &a.ChecklistName,
-		&a.Status, &a.Error, &results, &created); err != nil {
+	var r analysisRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Analysis{}, err
 	}
-	if err := json.Unmarshal([]byte(results), &a.Results); err != nil {
+	a := domain.Analysis{ID: r.ID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
+		ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion, ChecklistName: r.ChecklistName,
+		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt)}
+	if err := json.Unmarshal([]byte(r.Results), &a.Results); err != nil {
 		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
 	}
-	a.CreatedAt = FromMs(created)
 	return a, nil
 }
 
@@ -332,8 +386,20 @@ func ScanDelivery(sc Scanner) (domain.Delivery, error) {
 
 // Checklists.
 
-// ChecklistCols are a checklist version's columns.
-var ChecklistCols = []string{"id", "version", "account_id", "name", "questions", "archived", "created_at"}
+// checklistRow is a checklist version as stored (see jobRow); its
+// questions are JSON.
+type checklistRow struct {
+	ID        string `db:"id"`
+	Version   int    `db:"version"`
+	AccountID string `db:"account_id"`
+	Name      string `db:"name"`
+	Questions string `db:"questions"`
+	Archived  bool   `db:"archived"`
+	CreatedAt int64  `db:"created_at"`
+}
+
+// ChecklistCols are a checklist version's columns (checklistRow's).
+var ChecklistCols = Columns[checklistRow]()
 
 // ChecklistRow lists c's values in ChecklistCols order.
 func ChecklistRow(c domain.Checklist) ([]any, error) {
@@ -341,53 +407,67 @@ func ChecklistRow(c domain.Checklist) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode questions: %w", err)
 	}
-	return []any{c.ID, c.Version, string(c.AccountID), c.Name, string(questions), c.Archived, ToMs(c.CreatedAt)}, nil
+	return Values(&checklistRow{ID: c.ID, Version: c.Version, AccountID: string(c.AccountID), Name: c.Name,
+		Questions: string(questions), Archived: c.Archived, CreatedAt: ToMs(c.CreatedAt)}), nil
 }
 
 // ScanChecklist reads one checklist row (ChecklistCols).
 func ScanChecklist(sc Scanner) (domain.Checklist, error) {
-	var c domain.Checklist
-	var questions string
-	var created int64
-	if err := sc.Scan(&c.ID, &c.Version, &c.AccountID, &c.Name, &questions, &c.Archived, &created); err != nil {
+	var r checklistRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Checklist{}, err
 	}
-	if err := json.Unmarshal([]byte(questions), &c.Questions); err != nil {
+	c := domain.Checklist{ID: r.ID, Version: r.Version, AccountID: domain.AccountID(r.AccountID), Name: r.Name,
+		Archived: r.Archived, CreatedAt: FromMs(r.CreatedAt)}
+	if err := json.Unmarshal([]byte(r.Questions), &c.Questions); err != nil {
 		return domain.Checklist{}, fmt.Errorf("checklist %s: decode questions: %w", c.ID, err)
 	}
-	c.CreatedAt = FromMs(created)
 	return c, nil
 }
 
 // API keys.
 
-// APIKeyCols are an API key's columns.
-var APIKeyCols = []string{"id", "account_id", "prefix", "hash", "created_at", "last_used_at", "revoked_at"}
+// apiKeyRow is an API key as stored (see jobRow).
+type apiKeyRow struct {
+	ID         string `db:"id"`
+	AccountID  string `db:"account_id"`
+	Prefix     string `db:"prefix"`
+	Hash       string `db:"hash"`
+	CreatedAt  int64  `db:"created_at"`
+	LastUsedAt *int64 `db:"last_used_at"`
+	RevokedAt  *int64 `db:"revoked_at"`
+}
+
+// APIKeyCols are an API key's columns (apiKeyRow's).
+var APIKeyCols = Columns[apiKeyRow]()
 
 // APIKeyRow lists k's values in APIKeyCols order.
 func APIKeyRow(k domain.APIKey) []any {
-	return []any{k.ID, string(k.AccountID), k.Prefix, k.Hash, ToMs(k.CreatedAt), ToNullMs(k.LastUsedAt), ToNullMs(k.RevokedAt)}
+	return Values(&apiKeyRow{ID: k.ID, AccountID: string(k.AccountID), Prefix: k.Prefix, Hash: k.Hash,
+		CreatedAt: ToMs(k.CreatedAt), LastUsedAt: ToNullMs(k.LastUsedAt), RevokedAt: ToNullMs(k.RevokedAt)})
 }
 
 // APIKeyScan holds a key row (APIKeyCols) as scanned: scan into Dest, then
 // call Key.
-type APIKeyScan struct {
-	k                 domain.APIKey
-	created           int64
-	lastUsed, revoked *int64
-}
+type APIKeyScan struct{ r apiKeyRow }
 
 // Dest lists the scan destinations in APIKeyCols order.
-func (r *APIKeyScan) Dest() []any {
-	k := &r.k
-	return []any{&k.ID, &k.AccountID, &k.Prefix, &k.Hash, &r.created, &r.lastUsed, &r.revoked}
-}
+func (s *APIKeyScan) Dest() []any { return Pointers(&s.r) }
 
 // Key decodes the scanned row.
-func (r *APIKeyScan) Key() domain.APIKey {
-	k := r.k
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = FromMs(r.created), FromNullMs(r.lastUsed), FromNullMs(r.revoked)
-	return k
+func (s *APIKeyScan) Key() domain.APIKey {
+	r := &s.r
+	return domain.APIKey{ID: r.ID, AccountID: domain.AccountID(r.AccountID), Prefix: r.Prefix, Hash: r.Hash,
+		CreatedAt: FromMs(r.CreatedAt), LastUsedAt: FromNullMs(r.LastUsedAt), RevokedAt: FromNullMs(r.RevokedAt)}
+}
+
+// ScanAPIKey reads one key row (APIKeyCols).
+func ScanAPIKey(sc Scanner) (domain.APIKey, error) {
+	var r APIKeyScan
+	if err := sc.Scan(r.Dest()...); err != nil {
+		return domain.APIKey{}, err
+	}
+	return r.Key(), nil
 }
 
 // The outbox.

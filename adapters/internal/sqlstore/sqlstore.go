@@ -1,9 +1,16 @@
-// Package sqlstore is what the SQLite and Postgres stores share, as Ardan's
-// commondb: each table's columns, the row a domain value is written as and
-// the scanning of a row back into it, the placeholders of each dialect, and
-// the statements both engines run alike (Dialect.Team, Dialect.Deletion).
-// A new column is one change here. The stores keep only what differs between
-// the engines: transactions and locking, upserts, ClaimOutbox, migrations.
+// Package sqlstore is what the SQLite and Postgres stores share, following
+// Ardan's rule for stores: share helpers, not function bodies that hide an
+// engine's difference. Here are each table's columns, the row a domain
+// value is written as and the scanning of a row back into it (a job is one
+// row struct, jobRow), the placeholders of each dialect, every statement
+// both engines run alike (Statements, the job list's filter JobFilter), the
+// plain reads that are one statement in both (Reads) and the
+// read-modify-writes whose only difference is the engine's lock (Modify*).
+//
+// A new job column is a jobRow field with its value in JobRow and JobScan,
+// and the two migrations. The stores keep only what differs between the
+// engines: transactions and locking, upserts, the outbox, search, group
+// commit, migrations.
 //
 // Rows are written with plain Go values, nil pointers for NULL, and scanned
 // into pointers to pointers; database/sql and pgx both take them.
@@ -108,4 +115,48 @@ func KeyLast(args []any) []any {
 // Select is "SELECT cols FROM table".
 func Select(table string, cols []string) string {
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table
+}
+
+// TableSQL are a table's plain statements in one dialect; its first column
+// is its key.
+type TableSQL struct {
+	// Select is "SELECT cols FROM table", to be followed by a WHERE.
+	Select string
+	// Insert writes a row (all the columns).
+	Insert string
+	// Update writes a row with its key last (KeyLast).
+	Update string
+}
+
+// Table is the plain statements of table, whose columns are cols.
+func (d Dialect) Table(table string, cols []string) TableSQL {
+	return TableSQL{Select: Select(table, cols), Insert: d.Insert(table, cols), Update: d.Update(table, cols)}
+}
+
+// Jobs is the jobs table's: a job is read without its search text
+// (JobCols) and written with it (JobWriteCols).
+func (d Dialect) Jobs() TableSQL {
+	t := d.Table("jobs", JobWriteCols)
+	t.Select = Select("jobs", JobCols)
+	return t
+}
+
+// Statements are all the statements the stores share, in one dialect.
+type Statements struct {
+	Account, Job, User TableSQL
+	Deletion           DeletionSQL
+	Team               TeamSQL
+	Pieces             PiecesSQL
+}
+
+// Statements is the shared statements in d.
+func (d Dialect) Statements() Statements {
+	return Statements{
+		Account:  d.Table("accounts", AccountCols),
+		Job:      d.Jobs(),
+		User:     d.Table("users", UserCols),
+		Deletion: d.Deletion(),
+		Team:     d.Team(),
+		Pieces:   d.Pieces(),
+	}
 }
