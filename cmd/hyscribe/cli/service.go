@@ -88,7 +88,6 @@ type Service struct {
 	brokers   []string
 
 	store    storeCloser
-	s3       *s3.Store // nil: uploads on local disk
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
@@ -96,12 +95,11 @@ type Service struct {
 	healthAt string
 	admin    *http.Server // HYSCRIBE_ADMIN_ADDR
 	adminAt  string
-	notify   *app.DeliverEvents
 	webhooks ports.WebhookSender // one per process: every delivery to a receiver shares its circuit breaker
-	sink     *clickhouse.Store
-	reports  *clickhouse.Store // the web application's analytics
+	reports  *clickhouse.Store   // the web application's analytics
 
 	cancelStages context.CancelFunc // stage consumers
+	stageClosers []func() error     // what the stages' builders made, closed once the consumers stopped
 	cancelWork   context.CancelFunc // relay, sweeper
 	relay        *app.Relay
 	consumers    sync.WaitGroup
@@ -408,7 +406,6 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured?): %w", err)
 			}
 		}
-		s.s3 = st
 		s.log.Info("uploads go to S3", "endpoint", cfg.S3Endpoint, "bucket", cfg.S3Bucket, "notifications", cfg.S3NotifyARN)
 		return st, st, nil
 	}
@@ -443,42 +440,6 @@ func uploadSecret(cfg Config) ([]byte, error) {
 		return []byte(cfg.UploadSecret), nil
 	}
 	return blob.LoadOrCreateSecret(filepath.Join(cfg.DataDir, "upload-signing.key"))
-}
-
-// startAnalytics runs the ClickHouse sink of analysis.ready and job.status
-// events, when CLICKHOUSE_DSN is set; without it analytics is off (results
-// stay in the store) and the stage is skipped.
-func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *metrics.Registry) error {
-	if s.cfg.ClickHouseDSN == "" {
-		log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
-		return nil
-	}
-	sink, err := clickhouse.Open(ctx, s.cfg.ClickHouseDSN)
-	if err != nil {
-		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	s.sink = sink
-	if err := sink.Migrate(ctx); err != nil {
-		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	rows := reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
-	c, err := kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
-		Brokers: s.brokers, Group: "hyscribe-" + StageAnalytics,
-		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted},
-		Handler: sink.Write, Logger: log.With("stage", StageAnalytics),
-		OnBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
-	})
-	if err != nil {
-		return fmt.Errorf("stage analytics: %w", err)
-	}
-	s.consumers.Add(1)
-	go func() {
-		defer s.consumers.Done()
-		if err := c.Run(ctx); err != nil {
-			log.Error("stage stopped", "stage", StageAnalytics, "err", err)
-		}
-	}()
-	return nil
 }
 
 // recognizer is the speech engine behind its guard: a concurrency limit and
@@ -554,11 +515,8 @@ func (s *Service) Stop() error {
 			s.cancelStages()
 		}
 		s.consumers.Wait()
-		if s.notify != nil {
-			s.notify.Wait()
-		}
-		if s.sink != nil {
-			errs = append(errs, s.sink.Close())
+		for _, closeStage := range s.stageClosers {
+			errs = append(errs, closeStage())
 		}
 		if s.reports != nil {
 			errs = append(errs, s.reports.Close())
