@@ -297,3 +297,19 @@ func (s *Service) chatModel() (*llm.Client, error) {
 	}
 	return chat, nil
 }
+
+func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead, backedOff *metrics.CounterVec) kafka.Metrics {
+	return kafka.Metrics{
+		Handled: func(topic string, d time.Duration, err error) {
+			result := "ok"
+			if err != nil {
+				result = "error"
+			}
+			handled.With(stage, topic, result).Inc()
+			latency.With(stage).Observe(d.Seconds())
+		},
+		Retried:      func(topic string, _ int) { retried.With(stage, topic).Inc() },
+		DeadLettered: func(topic string) { dead.With(stage, topic).Inc() },
+		BackedOff:    func(topic string) { backedOff.With(stage, topic).Inc() },
+	}
+}
