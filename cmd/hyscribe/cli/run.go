@@ -207,7 +207,7 @@ func handlePprof(mux *http.ServeMux) {
 // as it opens the store; concurrent starts migrate once.) It prints what it
 // applied: the migrations' names, none when the schema was up to date.
 func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
-	store, err := openStore(ctx, cfg)
+	store, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

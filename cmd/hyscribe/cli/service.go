@@ -40,34 +40,40 @@ const (
 	RoleWorker
 )
 
-// storeCloser is every store port plus Close.
+// storeCloser is every store port both stores offer, plus Close.
 type storeCloser interface {
 	ports.Stores
 	ports.JobDeleter
 	ports.RetentionStore
 	ports.TeamStore
 	ports.UsageReader
+	ports.APIKeyToucher
+	ports.OutboxBacklog
+	ports.JobHistory
 	Close() error
 }
 
 // openStore opens Postgres when DATABASE_URL is set, else the SQLite file
-// in the data dir. Both bring the schema up to date as they open.
-func openStore(ctx context.Context, cfg Config) (storeCloser, error) {
+// in the data dir. Both bring the schema up to date as they open. pg is
+// the same store when it is Postgres (nil on SQLite), for what only the
+// shared store offers: the poll's combined count and read, the engine's
+// shared slots.
+func openStore(ctx context.Context, cfg Config) (_ storeCloser, pg *postgres.Store, _ error) {
 	if cfg.DatabaseURL != "" {
 		s, err := postgres.Open(ctx, cfg.DatabaseURL)
 		if err != nil {
-			return nil, fmt.Errorf("DATABASE_URL: %w", err)
+			return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 		}
-		return s, nil
+		return s, s, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
+		return nil, nil, fmt.Errorf("data dir: %w", err)
 	}
 	s, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hyscribe.db"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 // Service is a running hyscribe process: what Start started, stopped in
@@ -81,6 +87,7 @@ type Service struct {
 	brokers   []string
 
 	store    storeCloser
+	pg       *postgres.Store // the store when it is Postgres; nil on SQLite
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
@@ -139,11 +146,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			s.Stop()
 		}
 	}()
-	if s.store, err = openStore(ctx, cfg); err != nil {
+	if s.store, s.pg, err = openStore(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if pg, ok := s.store.(*postgres.Store); ok {
-		pg.SetLogger(log)
+	if s.pg != nil {
+		s.pg.SetLogger(log)
 	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()
