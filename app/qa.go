@@ -38,8 +38,19 @@ func LoadZone(name string) (*time.Location, error) {
 // (domain.Job.NameSpeakers). It reports whether any speaker's role, as
 // the analysis reads it (with the account's agent channel), changed: the
 // caller then has the call analysed again (AnalyzeTranscript.Reanalyze).
-func (uc *Recordings) NameSpeakers(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
-	if _, err := uc.job(ctx, account, doc); err != nil {
+type NameSpeakers struct {
+	jobs ports.JobStore
+}
+
+// NewNameSpeakers builds the use case.
+func NewNameSpeakers(jobs ports.JobStore) *NameSpeakers {
+	need("jobs", jobs)
+	return &NameSpeakers{jobs: jobs}
+}
+
+// Handle runs the use case (NameSpeakers).
+func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
+	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
 		return false, err
 	}
 	var changed bool
