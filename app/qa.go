@@ -103,15 +103,10 @@ func analyzeByRole(ctx context.Context, az ports.ChecklistAnalyzer, j domain.Job
 	return out, nil
 }
 
-// jobAndChannel reads a job and its account's agent channel (empty when
-// the store cannot read them together).
-func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (domain.Job, string, error) {
-	if r, ok := jobs.(ports.JobAccountReader); ok {
-		j, a, err := r.GetJobAndAccount(ctx, doc)
-		return j, a.AgentChannel, err
-	}
-	j, err := jobs.GetJob(ctx, doc)
-	return j, "", err
+// jobAndChannel reads a job and its account's agent channel.
+func jobAndChannel(ctx context.Context, jobs ports.JobAccountReader, doc domain.DocID) (domain.Job, string, error) {
+	j, a, err := jobs.GetJobAndAccount(ctx, doc)
+	return j, a.AgentChannel, err
 }
 
 // Reanalyze makes the analysis of one of the account's calls again after
@@ -121,10 +116,6 @@ func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (
 // analysis.ready event announces them (domain.NewAnalysisAgainEvent). It
 // reports whether the call was analysed again.
 func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.AccountID, doc domain.DocID) (bool, error) {
-	replacer, ok := uc.analyses.(ports.AnalysisReplacer)
-	if !ok {
-		return false, errors.New("reanalyze: the store cannot replace analyses")
-	}
 	j, agentChannel, err := jobAndChannel(ctx, uc.jobs, doc)
 	if err != nil || j.AccountID != account {
 		return false, notFoundUnless(err, "reanalyze")
@@ -159,7 +150,7 @@ func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.Accou
 	}
 	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now())
 	ev := domain.NewAnalysisAgainEvent(a, j.Metadata, domain.ChecklistWeights(c), a.CreatedAt)
-	if err := replacer.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
+	if err := uc.analyses.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
 		return false, fmt.Errorf("reanalyze: %w", err)
 	}
 	uc.log.Info("analysis made again", "docId", j.ID, "analysisId", a.ID)

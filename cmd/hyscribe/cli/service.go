@@ -50,6 +50,7 @@ type storeCloser interface {
 	ports.APIKeyToucher
 	ports.OutboxBacklog
 	ports.JobHistory
+	ports.AnalysisReplacer
 	Close() error
 }
 
