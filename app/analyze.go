@@ -16,17 +16,30 @@ import (
 // event are saved in one transaction. The job itself is never changed: a
 // failed analysis is recorded as failed and the job stays transcribed.
 type AnalyzeTranscript struct {
-	jobs       ports.JobStore
+	jobs       jobAccountStore
 	checklists ports.ChecklistStore
-	analyses   ports.AnalysisStore
+	analyses   analysisReplacer
 	analyzer   ports.ChecklistAnalyzer
 	fallback   ports.ChecklistAnalyzer // used when analyzer fails (an outside model is down)
 	clock      ports.Clock
 	log        *slog.Logger
 }
 
+// jobAccountStore reads a job, alone or with its account.
+type jobAccountStore interface {
+	ports.JobStore
+	ports.JobAccountReader
+}
+
+// analysisReplacer keeps analyses, and replaces one when a call is
+// analysed again (Reanalyze).
+type analysisReplacer interface {
+	ports.AnalysisStore
+	ports.AnalysisReplacer
+}
+
 // NewAnalyzeTranscript builds the stage. fallback may be nil.
-func NewAnalyzeTranscript(jobs ports.JobStore, checklists ports.ChecklistStore, analyses ports.AnalysisStore, analyzer, fallback ports.ChecklistAnalyzer, clock ports.Clock, log *slog.Logger) *AnalyzeTranscript {
+func NewAnalyzeTranscript(jobs jobAccountStore, checklists ports.ChecklistStore, analyses analysisReplacer, analyzer, fallback ports.ChecklistAnalyzer, clock ports.Clock, log *slog.Logger) *AnalyzeTranscript {
 	need("jobs", jobs)
 	need("checklists", checklists)
 	need("analyses", analyses)

@@ -213,15 +213,25 @@ func TestRepeatedEventsAnalyseAndAnnounceOnce(t *testing.T) {
 	}
 }
 
-// countingReads counts the jobs a stage reads.
+// countingReads counts the jobs a stage reads, alone or with their account.
 type countingReads struct {
-	ports.JobStore
+	jobReader
 	reads atomic.Int64
+}
+
+type jobReader interface {
+	ports.JobStore
+	ports.JobAccountReader
+}
+
+func (s *countingReads) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
+	s.reads.Add(1)
+	return s.jobReader.GetJobAndAccount(ctx, id)
 }
 
 func (s *countingReads) GetJob(ctx context.Context, id domain.DocID) (domain.Job, error) {
 	s.reads.Add(1)
-	return s.JobStore.GetJob(ctx, id)
+	return s.jobReader.GetJob(ctx, id)
 }
 
 func TestJobWithoutChecklistIsNotReadForAnalysis(t *testing.T) {
@@ -230,7 +240,7 @@ func TestJobWithoutChecklistIsNotReadForAnalysis(t *testing.T) {
 	c := w.checklist(p, salesChecklist)
 	plain := w.newJob(p, `{"type":"single_voice"}`)
 	checked := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
-	jobs := &countingReads{JobStore: w.store}
+	jobs := &countingReads{jobReader: w.store}
 	analyze := app.NewAnalyzeTranscript(jobs, w.store, w.store, w.analyzer, nil, w.clock, nil)
 	w.handlers[domain.TopicTranscriptReady] = []func(context.Context, domain.Event) error{analyze.Handle}
 	w.put(plain.DocID, "MP3 5 1")

@@ -33,13 +33,29 @@ type Authenticate struct {
 	KeyTTL time.Duration
 	cache  keyCache
 	batch  touchBatch
+	// touches writes a batch of last-used times at once (nil: one
+	// TouchAPIKey per key); see WithKeyTouches.
+	touches ports.APIKeyToucher
+}
+
+// AuthOption gives Authenticate an optional capability of the store.
+type AuthOption func(*Authenticate)
+
+// WithKeyTouches has Run write the collected last-used times in one call
+// (docs/performance.md) instead of one TouchAPIKey per key.
+func WithKeyTouches(t ports.APIKeyToucher) AuthOption {
+	return func(uc *Authenticate) { uc.touches = t }
 }
 
 // NewAuthenticate builds the use case.
-func NewAuthenticate(accounts ports.AccountStore, clock ports.Clock) *Authenticate {
+func NewAuthenticate(accounts ports.AccountStore, clock ports.Clock, opts ...AuthOption) *Authenticate {
 	need("accounts", accounts)
 	need("clock", clock)
-	return &Authenticate{accounts: accounts, clock: clock}
+	uc := &Authenticate{accounts: accounts, clock: clock}
+	for _, o := range opts {
+		o(uc)
+	}
+	return uc
 }
 
 // Handle checks the header "Bearer <API_KEY>".

@@ -58,14 +58,25 @@ func render(j domain.Job, f domain.ExportFormat) (Export, error) {
 	return Export{Body: body, ContentType: f.ContentType(), Filename: domain.ExportFilename(j.ID, f), Name: name, Disposition: domain.ContentDisposition(name)}, nil
 }
 
-// Export renders one of the account's recordings for the web application's
+// ExportRecording renders one of the account's recordings for the web application's
 // downloads, exactly as the API's export does.
-func (uc *Recordings) Export(ctx context.Context, account domain.AccountID, doc domain.DocID, format string) (Export, error) {
+type ExportRecording struct {
+	jobs ports.JobStore
+}
+
+// NewExportRecording builds the use case.
+func NewExportRecording(jobs ports.JobStore) *ExportRecording {
+	need("jobs", jobs)
+	return &ExportRecording{jobs: jobs}
+}
+
+// Handle runs the use case (ExportRecording).
+func (uc *ExportRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, format string) (Export, error) {
 	f, err := domain.ParseExportFormat(format)
 	if err != nil {
 		return Export{}, err
 	}
-	j, err := uc.job(ctx, account, doc)
+	j, err := shownJob(ctx, uc.jobs, account, doc)
 	if err != nil {
 		return Export{}, err
 	}

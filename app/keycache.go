@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // The key cache and the batched last-used writes of Authenticate: with them
@@ -133,8 +132,8 @@ func (uc *Authenticate) Flush(ctx context.Context) {
 	if len(p) == 0 {
 		return
 	}
-	if t, ok := uc.accounts.(ports.APIKeyToucher); ok {
-		_ = t.TouchAPIKeys(ctx, p)
+	if uc.touches != nil {
+		_ = uc.touches.TouchAPIKeys(ctx, p)
 		return
 	}
 	for id, at := range p {

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,5 +50,65 @@ func TestLastUsedWrittenInBatches(t *testing.T) {
 	}
 	if got := lastUsed(); got == nil || !got.Equal(w.clock.Now()) {
 		t.Fatalf("last used %v after the final flush, want %v", got, w.clock.Now())
+	}
+}
+
+// keyToucher records the batches it is given and writes them key by key.
+type keyToucher struct {
+	store interface {
+		TouchAPIKey(context.Context, string, time.Time) error
+	}
+	mu      sync.Mutex
+	batches []map[string]time.Time
+}
+
+func (k *keyToucher) TouchAPIKeys(ctx context.Context, at map[string]time.Time) error {
+	k.mu.Lock()
+	k.batches = append(k.batches, at)
+	k.mu.Unlock()
+	for id, t := range at {
+		if err := k.store.TouchAPIKey(ctx, id, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k *keyToucher) gotBoth() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.batches) > 0 && len(k.batches[len(k.batches)-1]) == 2
+}
+
+// Given the store's batch write (WithKeyTouches), a flush writes the
+// collected last-used times in one call.
+func TestLastUsedBatchGoesToTheKeyToucher(t *testing.T) {
+	w := newWorld(t)
+	_, raw, _ := w.prov.CreateAccount(w.ctx, "acme", domain.PlanBusiness, 1)
+	_, raw2, _ := w.prov.CreateAccount(w.ctx, "beta", domain.PlanBusiness, 1)
+	touches := &keyToucher{store: w.store}
+	auth := app.NewAuthenticate(w.store, w.clock, app.WithKeyTouches(touches))
+	ctx, cancel := context.WithCancel(w.ctx)
+	done := make(chan error, 1)
+	go func() { done <- auth.Run(ctx) }()
+	// Run collects asynchronously: authenticate (a minute apart, so that
+	// a touch written by its request does not hold the key) until a Run
+	// flush has both keys to write.
+	deadline := time.Now().Add(10 * time.Second)
+	for !touches.gotBoth() {
+		for _, k := range []string{raw, raw2} {
+			if _, err := auth.Handle(w.ctx, "Bearer "+k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		auth.Flush(w.ctx)
+		if time.Now().After(deadline) {
+			t.Fatal("no batch of both keys reached the toucher")
+		}
+		w.clock.Add(time.Minute)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // slow receiver never holds up the stage; each event is delivered at most
 // once (no automatic retry, spec §6) and every attempt is recorded.
 type DeliverEvents struct {
-	jobs       ports.JobStore
+	jobs       ports.JobAccountReader
 	accounts   ports.AccountStore
 	deliveries deliveryStore
 	sender     ports.WebhookSender
@@ -39,7 +39,7 @@ type DeliverEvents struct {
 }
 
 // NewDeliverEvents builds the stage; maxInFlight bounds concurrent deliveries.
-func NewDeliverEvents(jobs ports.JobStore, accounts ports.AccountStore, deliveries deliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *DeliverEvents {
+func NewDeliverEvents(jobs ports.JobAccountReader, accounts ports.AccountStore, deliveries deliveryStore, sender ports.WebhookSender, clock ports.Clock, publicURL string, maxInFlight int, log *slog.Logger) *DeliverEvents {
 	need("jobs", jobs)
 	need("accounts", accounts)
 	need("deliveries", deliveries)
@@ -113,13 +113,10 @@ func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 	return nil
 }
 
-// jobAndAccount reads the job and its account, in one round trip when the
-// store can (ports.JobAccountReader).
+// jobAndAccount reads the job and its account (in one round trip on the
+// SQL stores).
 func (uc *DeliverEvents) jobAndAccount(ctx context.Context, id domain.DocID) (domain.Job, domain.Account, error) {
-	if r, ok := uc.jobs.(ports.JobAccountReader); ok {
-		return r.GetJobAndAccount(ctx, id)
-	}
-	return ports.ReadJobAndAccount(ctx, uc.jobs, uc.accounts, id)
+	return uc.jobs.GetJobAndAccount(ctx, id)
 }
 
 // handleAnalysis delivers analysis_ready (spec §6.2) to the account's

@@ -41,8 +41,11 @@ const (
 
 // Stage is one step of the pipeline: a consumer group reading its topics.
 type Stage struct {
-	Name   string
-	Topics []string // the topics it reads; the handler gets nothing else
+	Name string
+	// Topics are every topic the stage's consumer group reads, and the
+	// only ones: its consumer subscribes to exactly these (a test of the
+	// running service checks it) and the lag monitor watches these.
+	Topics []string
 	GiveUp GiveUp
 }
 
@@ -56,7 +59,7 @@ var Pipeline = []Stage{
 	{StageEnrich, []string{domain.TopicTranscriptRecognized}, GiveUpFailJob},
 	{StageNotify, []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, GiveUpKeepJob},
 	{StageAnalyze, []string{domain.TopicTranscriptReady}, GiveUpFailAnalysis},
-	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus}, GiveUpNever},
+	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted}, GiveUpNever},
 }
 
 // StageNames are the names of Pipeline, in order.

@@ -38,8 +38,19 @@ func LoadZone(name string) (*time.Location, error) {
 // (domain.Job.NameSpeakers). It reports whether any speaker's role, as
 // the analysis reads it (with the account's agent channel), changed: the
 // caller then has the call analysed again (AnalyzeTranscript.Reanalyze).
-func (uc *Recordings) NameSpeakers(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
-	if _, err := uc.job(ctx, account, doc); err != nil {
+type NameSpeakers struct {
+	jobs ports.JobStore
+}
+
+// NewNameSpeakers builds the use case.
+func NewNameSpeakers(jobs ports.JobStore) *NameSpeakers {
+	need("jobs", jobs)
+	return &NameSpeakers{jobs: jobs}
+}
+
+// Handle runs the use case (NameSpeakers).
+func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
+	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
 		return false, err
 	}
 	var changed bool
@@ -92,15 +103,10 @@ func analyzeByRole(ctx context.Context, az ports.ChecklistAnalyzer, j domain.Job
 	return out, nil
 }
 
-// jobAndChannel reads a job and its account's agent channel (empty when
-// the store cannot read them together).
-func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (domain.Job, string, error) {
-	if r, ok := jobs.(ports.JobAccountReader); ok {
-		j, a, err := r.GetJobAndAccount(ctx, doc)
-		return j, a.AgentChannel, err
-	}
-	j, err := jobs.GetJob(ctx, doc)
-	return j, "", err
+// jobAndChannel reads a job and its account's agent channel.
+func jobAndChannel(ctx context.Context, jobs ports.JobAccountReader, doc domain.DocID) (domain.Job, string, error) {
+	j, a, err := jobs.GetJobAndAccount(ctx, doc)
+	return j, a.AgentChannel, err
 }
 
 // Reanalyze makes the analysis of one of the account's calls again after
@@ -110,10 +116,6 @@ func jobAndChannel(ctx context.Context, jobs ports.JobStore, doc domain.DocID) (
 // analysis.ready event announces them (domain.NewAnalysisAgainEvent). It
 // reports whether the call was analysed again.
 func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.AccountID, doc domain.DocID) (bool, error) {
-	replacer, ok := uc.analyses.(ports.AnalysisReplacer)
-	if !ok {
-		return false, errors.New("reanalyze: the store cannot replace analyses")
-	}
 	j, agentChannel, err := jobAndChannel(ctx, uc.jobs, doc)
 	if err != nil || j.AccountID != account {
 		return false, notFoundUnless(err, "reanalyze")
@@ -148,7 +150,7 @@ func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.Accou
 	}
 	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now())
 	ev := domain.NewAnalysisAgainEvent(a, j.Metadata, domain.ChecklistWeights(c), a.CreatedAt)
-	if err := replacer.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
+	if err := uc.analyses.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
 		return false, fmt.Errorf("reanalyze: %w", err)
 	}
 	uc.log.Info("analysis made again", "docId", j.ID, "analysisId", a.ID)

@@ -11,39 +11,42 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Recordings holds what the web application shows of an account's jobs:
-// the history, a recording's page, its audio, webhook resends, checklist
-// previews and analytics. Every method takes the visitor's account, and a
-// job of another account is domain.ErrNotFound, exactly like a missing one.
+// Recordings is the web application's use cases on an account's jobs, one
+// type each: the history, a recording's page, its audio, webhook resends,
+// checklist previews and analytics. Every one takes the visitor's account,
+// and a job of another account is domain.ErrNotFound, exactly like a
+// missing one.
 type Recordings struct {
-	jobs       ports.JobStore
-	lister     ports.JobLister
-	analyses   ports.AnalysisStore
-	deliveries ports.DeliveryStore
-	accounts   ports.AccountStore
-	checklists ports.ChecklistStore
-	blobs      ports.BlobStore
-	sender     ports.WebhookSender
-	analyzer   ports.ChecklistAnalyzer
-	analytics  ports.ChecklistAnalytics // nil: reports come from the store
-	clock      ports.Clock
+	History       *ListRecordings
+	Get           *GetRecording
+	Statuses      *RecordingStatuses
+	Audio         *RecordingAudio
+	Resend        *ResendDelivery
+	Preview       *PreviewChecklist
+	Report        *ReportChecklist
+	NameSpeakers  *NameSpeakers
+	Export        *ExportRecording
+	Analyses      *LiveAnalyses
+	SendTestEvent *SendTestEvent
 }
 
-// NewRecordings builds the use cases; analytics may be nil.
+// NewRecordings wires the use cases in one literal, each given only the
+// ports it calls; analytics may be nil.
 func NewRecordings(jobs ports.JobStore, lister ports.JobLister, analyses ports.AnalysisStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore,
 	blobs ports.BlobStore, sender ports.WebhookSender, analyzer ports.ChecklistAnalyzer, analytics ports.ChecklistAnalytics, clock ports.Clock) *Recordings {
-	need("jobs", jobs)
-	need("lister", lister)
-	need("analyses", analyses)
-	need("deliveries", deliveries)
-	need("accounts", accounts)
-	need("checklists", checklists)
-	need("blobs", blobs)
-	need("sender", sender)
-	need("analyzer", analyzer)
-	need("clock", clock)
-	return &Recordings{jobs: jobs, lister: lister, analyses: analyses, deliveries: deliveries, accounts: accounts, checklists: checklists,
-		blobs: blobs, sender: sender, analyzer: analyzer, analytics: analytics, clock: clock}
+	return &Recordings{
+		History:       NewListRecordings(lister, checklists),
+		Get:           NewGetRecording(jobs, analyses, deliveries, accounts, checklists),
+		Statuses:      NewRecordingStatuses(jobs),
+		Audio:         NewRecordingAudio(jobs, blobs),
+		Resend:        NewResendDelivery(jobs, deliveries, accounts, sender, clock),
+		Preview:       NewPreviewChecklist(jobs, accounts, analyzer, clock),
+		Report:        NewReportChecklist(analyses, checklists, analytics),
+		NameSpeakers:  NewNameSpeakers(jobs),
+		Export:        NewExportRecording(jobs),
+		Analyses:      NewLiveAnalyses(lister, checklists),
+		SendTestEvent: NewSendTestEvent(accounts, sender, clock),
+	}
 }
 
 // HistoryPage is one page of the history.
@@ -54,8 +57,21 @@ type HistoryPage struct {
 	Total    int
 }
 
-// History lists the account's jobs matching q (q.Account is set from account).
-func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q ports.JobQuery) (HistoryPage, error) {
+// ListRecordings lists the account's jobs matching q (q.Account is set from account).
+type ListRecordings struct {
+	lister     ports.JobLister
+	checklists ports.ChecklistStore
+}
+
+// NewListRecordings builds the use case.
+func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore) *ListRecordings {
+	need("lister", lister)
+	need("checklists", checklists)
+	return &ListRecordings{lister: lister, checklists: checklists}
+}
+
+// Handle runs the use case (ListRecordings).
+func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, q ports.JobQuery) (HistoryPage, error) {
 	q.Account = account
 	if q.Limit <= 0 || q.Limit > 100 {
 		q.Limit = 25
@@ -80,7 +96,7 @@ func (uc *Recordings) History(ctx context.Context, account domain.AccountID, q p
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history analyses: %w", err)
 	}
-	book := uc.weights(account)
+	book := newWeightBook(uc.checklists, account)
 	scores := make(map[domain.DocID]domain.Score, len(an))
 	for doc, a := range an {
 		scores[doc] = book.score(ctx, a)
@@ -104,9 +120,28 @@ type Recording struct {
 	AgentChannel string
 }
 
-// Get returns one of the account's recordings.
-func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
-	j, err := uc.job(ctx, account, doc)
+// GetRecording returns one of the account's recordings.
+type GetRecording struct {
+	jobs       ports.JobStore
+	analyses   ports.AnalysisStore
+	deliveries ports.DeliveryStore
+	accounts   ports.AccountStore
+	checklists ports.ChecklistStore
+}
+
+// NewGetRecording builds the use case.
+func NewGetRecording(jobs ports.JobStore, analyses ports.AnalysisStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetRecording {
+	need("jobs", jobs)
+	need("analyses", analyses)
+	need("deliveries", deliveries)
+	need("accounts", accounts)
+	need("checklists", checklists)
+	return &GetRecording{jobs: jobs, analyses: analyses, deliveries: deliveries, accounts: accounts, checklists: checklists}
+}
+
+// Handle runs the use case (GetRecording).
+func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
+	j, err := shownJob(ctx, uc.jobs, account, doc)
 	if err != nil {
 		return Recording{}, err
 	}
@@ -134,12 +169,23 @@ func (uc *Recordings) Get(ctx context.Context, account domain.AccountID, doc dom
 	return r, nil
 }
 
-// Statuses returns the current status of each of the account's jobs named
+// RecordingStatuses returns the current status of each of the account's jobs named
 // (for live updates); others' and unknown IDs are left out.
-func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Job, error) {
+type RecordingStatuses struct {
+	jobs ports.JobStore
+}
+
+// NewRecordingStatuses builds the use case.
+func NewRecordingStatuses(jobs ports.JobStore) *RecordingStatuses {
+	need("jobs", jobs)
+	return &RecordingStatuses{jobs: jobs}
+}
+
+// Handle runs the use case (RecordingStatuses).
+func (uc *RecordingStatuses) Handle(ctx context.Context, account domain.AccountID, docs []domain.DocID) (map[domain.DocID]domain.Job, error) {
 	out := make(map[domain.DocID]domain.Job, len(docs))
 	for _, d := range docs {
-		j, err := uc.job(ctx, account, d)
+		j, err := shownJob(ctx, uc.jobs, account, d)
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}
@@ -152,19 +198,32 @@ func (uc *Recordings) Statuses(ctx context.Context, account domain.AccountID, do
 	return out, nil
 }
 
-// job returns one of the account's jobs as people may see it
+// shownJob returns one of the account's jobs as people may see it
 // (domain.Job.Shown): nothing of a transcript before it is transcribed,
 // on any page, preview or export.
-func (uc *Recordings) job(ctx context.Context, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
-	j, err := ownedJob(ctx, uc.jobs, account, string(doc))
+func shownJob(ctx context.Context, jobs ports.JobStore, account domain.AccountID, doc domain.DocID) (domain.Job, error) {
+	j, err := ownedJob(ctx, jobs, account, string(doc))
 	return j.Shown(), err
 }
 
-// Audio opens the recording's uploaded MP3 and returns its size. It is
+// RecordingAudio opens the recording's uploaded MP3 and returns its size. It is
 // domain.ErrNotFound before the upload, and after the audio was deleted
 // (a refused upload).
-func (uc *Recordings) Audio(ctx context.Context, account domain.AccountID, doc domain.DocID) (io.ReadCloser, int64, error) {
-	j, err := uc.job(ctx, account, doc)
+type RecordingAudio struct {
+	jobs  ports.JobStore
+	blobs ports.BlobStore
+}
+
+// NewRecordingAudio builds the use case.
+func NewRecordingAudio(jobs ports.JobStore, blobs ports.BlobStore) *RecordingAudio {
+	need("jobs", jobs)
+	need("blobs", blobs)
+	return &RecordingAudio{jobs: jobs, blobs: blobs}
+}
+
+// Handle runs the use case (RecordingAudio).
+func (uc *RecordingAudio) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID) (io.ReadCloser, int64, error) {
+	j, err := shownJob(ctx, uc.jobs, account, doc)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -178,18 +237,37 @@ func (uc *Recordings) Audio(ctx context.Context, account domain.AccountID, doc d
 	return r, j.AudioBytes, nil
 }
 
-// Resend delivers one of the job's recorded webhook deliveries again, now,
+// ResendDelivery delivers one of the job's recorded webhook deliveries again, now,
 // with the same event and webhook-id, to the receiver in force now and
 // with the account's current secret (the address and secret may have
 // changed since the first attempt). The attempt is recorded like any
 // other, with the address it went to. An account that polls now has no
 // receiver: a domain.ValidationError. Only an owner may resend (it sends
 // data out of the account): another role is domain.ErrForbidden.
-func (uc *Recordings) Resend(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
+type ResendDelivery struct {
+	jobs       ports.JobStore
+	deliveries ports.DeliveryStore
+	accounts   ports.AccountStore
+	sender     ports.WebhookSender
+	clock      ports.Clock
+}
+
+// NewResendDelivery builds the use case.
+func NewResendDelivery(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *ResendDelivery {
+	need("jobs", jobs)
+	need("deliveries", deliveries)
+	need("accounts", accounts)
+	need("sender", sender)
+	need("clock", clock)
+	return &ResendDelivery{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+}
+
+// Handle runs the use case (ResendDelivery).
+func (uc *ResendDelivery) Handle(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
 	if role != domain.RoleOwner {
 		return domain.Delivery{}, fmt.Errorf("resend: only an owner may resend a delivery: %w", domain.ErrForbidden)
 	}
-	if _, err := uc.job(ctx, account, doc); err != nil {
+	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
 		return domain.Delivery{}, err
 	}
 	ds, err := uc.deliveries.Deliveries(ctx, doc)
@@ -233,14 +311,31 @@ func resendDelivery(ctx context.Context, deliveries ports.DeliveryStore, sender 
 	return d, nil
 }
 
-// Preview runs a checklist definition (not saved) against one of the
+// PreviewChecklist runs a checklist definition (not saved) against one of the
 // account's transcribed recordings.
-func (uc *Recordings) Preview(ctx context.Context, account domain.AccountID, definition []byte, doc domain.DocID) (map[string]domain.QuestionResult, []domain.Question, error) {
+type PreviewChecklist struct {
+	jobs     ports.JobStore
+	accounts ports.AccountStore
+	analyzer ports.ChecklistAnalyzer
+	clock    ports.Clock
+}
+
+// NewPreviewChecklist builds the use case.
+func NewPreviewChecklist(jobs ports.JobStore, accounts ports.AccountStore, analyzer ports.ChecklistAnalyzer, clock ports.Clock) *PreviewChecklist {
+	need("jobs", jobs)
+	need("accounts", accounts)
+	need("analyzer", analyzer)
+	need("clock", clock)
+	return &PreviewChecklist{jobs: jobs, accounts: accounts, analyzer: analyzer, clock: clock}
+}
+
+// Handle runs the use case (PreviewChecklist).
+func (uc *PreviewChecklist) Handle(ctx context.Context, account domain.AccountID, definition []byte, doc domain.DocID) (map[string]domain.QuestionResult, []domain.Question, error) {
 	f, err := domain.ParseChecklistFile(definition)
 	if err != nil {
 		return nil, nil, err
 	}
-	j, err := uc.job(ctx, account, doc)
+	j, err := shownJob(ctx, uc.jobs, account, doc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -259,10 +354,24 @@ func (uc *Recordings) Preview(ctx context.Context, account domain.AccountID, def
 	return a.Results, f.Questions, nil
 }
 
-// Report summarises a checklist's results over [from, to), from ClickHouse
+// ReportChecklist summarises a checklist's results over [from, to), from ClickHouse
 // when it is configured, else from the analyses in the store. The bool says
 // which (true: ClickHouse).
-func (uc *Recordings) Report(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) (domain.ChecklistReport, bool, error) {
+type ReportChecklist struct {
+	analyses   ports.AnalysisStore
+	checklists ports.ChecklistStore
+	analytics  ports.ChecklistAnalytics
+}
+
+// NewReportChecklist builds the use case; analytics may be nil (reports come from the store).
+func NewReportChecklist(analyses ports.AnalysisStore, checklists ports.ChecklistStore, analytics ports.ChecklistAnalytics) *ReportChecklist {
+	need("analyses", analyses)
+	need("checklists", checklists)
+	return &ReportChecklist{analyses: analyses, checklists: checklists, analytics: analytics}
+}
+
+// Handle runs the use case (ReportChecklist).
+func (uc *ReportChecklist) Handle(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) (domain.ChecklistReport, bool, error) {
 	if err := domain.ValidateReportPeriod(from, to); err != nil {
 		return domain.ChecklistReport{}, false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // SendTestEvent sends a test event (domain.EventTest) now to each receiver
@@ -13,7 +14,22 @@ import (
 // address), signed with the current secret, and returns each attempt's
 // outcome. The attempts belong to no recording and are not kept in any
 // delivery log. An account without a receiver is a validation error.
-func (uc *Recordings) SendTestEvent(ctx context.Context, account domain.AccountID) ([]domain.Delivery, error) {
+type SendTestEvent struct {
+	accounts ports.AccountStore
+	sender   ports.WebhookSender
+	clock    ports.Clock
+}
+
+// NewSendTestEvent builds the use case.
+func NewSendTestEvent(accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *SendTestEvent {
+	need("accounts", accounts)
+	need("sender", sender)
+	need("clock", clock)
+	return &SendTestEvent{accounts: accounts, sender: sender, clock: clock}
+}
+
+// Handle runs the use case (SendTestEvent).
+func (uc *SendTestEvent) Handle(ctx context.Context, account domain.AccountID) ([]domain.Delivery, error) {
 	acct, err := uc.accounts.GetAccount(ctx, account)
 	if err != nil {
 		return nil, fmt.Errorf("test event: %w", err)

@@ -39,7 +39,7 @@ type jobUpdateReq struct {
 // UpdateJob loads and locks the job, applies fn and saves the job, the
 // account and fn's events, all in one transaction, shared with other
 // UpdateJob calls of this Store made at the same time (the group commit
-// above, queued by batchQueue).
+// above, queued by groupcommit.Queue).
 // Concurrent updates of the job wait for its lock, and calls for one job in
 // one transaction apply in turn, so fn always sees the latest state. fn runs
 // while the row is locked: it must be quick and must not call the store,
@@ -56,8 +56,8 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		return fmt.Errorf("postgres.UpdateJob: %w", err)
 	}
 	req := &jobUpdateReq{ctx: ctx, id: id, fn: fn, done: make(chan struct{})}
-	if group := s.updates.add(req); group != nil {
-		s.updates.sendAll(group, s.commitGroup)
+	if group := s.updates.Add(req); group != nil {
+		s.updates.SendAll(group, s.commitGroup)
 	}
 	<-req.done
 	return req.err

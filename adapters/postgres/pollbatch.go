@@ -53,8 +53,8 @@ type pollReq struct {
 // poll waits it returns ctx's error, and the poll may still be counted.
 func (s *Store) HitAndGetJob(ctx context.Context, key string, window time.Time, id domain.DocID) (int, domain.Job, error) {
 	r := &pollReq{key: key, window: toMs(window), id: id, done: make(chan struct{})}
-	if batch := s.polls.add(r); batch != nil {
-		s.polls.sendAll(batch, s.sendPolls)
+	if batch := s.polls.Add(r); batch != nil {
+		s.polls.SendAll(batch, s.sendPolls)
 	}
 	select {
 	case <-r.done:

@@ -31,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hyscribe/hyscribe/adapters/groupcommit"
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
@@ -43,17 +44,17 @@ type Store struct {
 	// Reads are the plain reads written once for both stores.
 	sqlstore.Reads
 	pool       *pgxpool.Pool
-	written    chan struct{}        // OutboxWritten
-	lastWindow atomic.Int64         // newest rate window seen, unix ms: drives cleanup
-	polls      batchQueue[*pollReq] // HitAndGetJob's queue, see pollbatch.go
-	pollsSent  atomic.Int64         // batches of polls sent, for tests
+	written    chan struct{}                // OutboxWritten
+	lastWindow atomic.Int64                 // newest rate window seen, unix ms: drives cleanup
+	polls      *groupcommit.Queue[*pollReq] // HitAndGetJob's queue, see pollbatch.go
+	pollsSent  atomic.Int64                 // batches of polls sent, for tests
 
 	startListen sync.Once // starts the LISTEN connection, see OutboxWritten
 	stopListen  context.CancelFunc
 	listenDone  chan struct{}
 	logger      *slog.Logger
 
-	updates batchQueue[*jobUpdateReq] // UpdateJob's queue, see jobupdate.go
+	updates *groupcommit.Queue[*jobUpdateReq] // UpdateJob's queue, see jobupdate.go
 
 	migrated      []string // migrations Open applied
 	schemaVersion int      // the schema's version after Open
@@ -86,8 +87,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
 	return &Store{Reads: sqlstore.NewReads(sqlstore.Postgres, reader{pool}, "postgres", translate), pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
-		polls:   batchQueue[*pollReq]{maxInFlight: pollBatchesInFlight, maxBatch: pollBatchMax},
-		updates: batchQueue[*jobUpdateReq]{maxInFlight: maxCommitters, maxBatch: maxGroup},
+		polls:   groupcommit.New[*pollReq](pollBatchesInFlight, pollBatchMax),
+		updates: groupcommit.New[*jobUpdateReq](maxCommitters, maxGroup),
 	}, nil
 }
 

@@ -161,7 +161,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 	_ = cw.Write([]string{"docId", "file", "title", "created", "status", "checklist", "yes", "questions", "score", "transcript"})
 	used := map[string]int{}
 	for _, d := range docs {
-		rec, err := w.deps.Recordings.Get(c.UserContext(), v.Account.ID, d)
+		rec, err := w.deps.Recordings.Get.Handle(c.UserContext(), v.Account.ID, d)
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}
@@ -171,7 +171,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 		j := rec.Job
 		file := ""
 		if j.Status == domain.StatusTranscribed {
-			ex, err := w.deps.Recordings.Export(c.UserContext(), v.Account.ID, d, string(format))
+			ex, err := w.deps.Recordings.Export.Handle(c.UserContext(), v.Account.ID, d, string(format))
 			if err != nil {
 				return nil, fmt.Errorf("export %s: %w", d, err)
 			}

@@ -57,7 +57,7 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	for _, sp := range []string{"1", "2"} {
 		names[sp] = domain.SpeakerName{Role: domain.SpeakerRole(f.Get("role" + sp)), Name: f.Get("name" + sp)}
 	}
-	changed, err := w.deps.Recordings.NameSpeakers(c.UserContext(), v.Account.ID, doc, names)
+	changed, err := w.deps.Recordings.NameSpeakers.Handle(c.UserContext(), v.Account.ID, doc, names)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)

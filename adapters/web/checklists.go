@@ -91,7 +91,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 	for i := 0; i < blankQuestions; i++ {
 		d.Questions = append(d.Questions, questionForm{})
 	}
-	page, err := w.deps.Recordings.History(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
+	page, err := w.deps.Recordings.History.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -180,7 +180,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 			}
 			return w.serverError(c, err)
 		}
-		res, qs, err := w.deps.Recordings.Preview(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
+		res, qs, err := w.deps.Recordings.Preview.Handle(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
 		switch {
 		case errors.As(err, &ve):
 			return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)

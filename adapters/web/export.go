@@ -17,7 +17,7 @@ func (w *Web) exportRecording(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	ex, err := w.deps.Recordings.Export(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
+	ex, err := w.deps.Recordings.Export.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrNotFound), errors.As(err, &ve):

@@ -99,7 +99,7 @@ func (w *Web) sendTestEvent(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	res, err := w.deps.Recordings.SendTestEvent(c.UserContext(), v.Account.ID)
+	res, err := w.deps.Recordings.SendTestEvent.Handle(c.UserContext(), v.Account.ID)
 	if err != nil && !errors.Is(err, domain.ErrValidation) {
 		return w.serverError(c, err)
 	}

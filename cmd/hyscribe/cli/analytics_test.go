@@ -87,6 +87,10 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
+	// Every stage but uploads (no S3 here) runs: each consumes exactly
+	// what app.Pipeline declares (analytics also reads job.deleted).
+	assertStageSubscriptions(t, svc.Brokers(), cli.StageProcess, cli.StageTranscribe, cli.StageEnrich,
+		cli.StageNotify, cli.StageAnalyze, cli.StageAnalytics)
 	mono, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
 	for range 2 {
 		var created struct{ DocID, UploadURL string }

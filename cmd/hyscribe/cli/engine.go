@@ -8,7 +8,6 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/asr"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
-	"github.com/hyscribe/hyscribe/adapters/postgres"
 )
 
 // schedulerMetrics puts the speech engine's scheduler in /metrics: its
@@ -43,11 +42,10 @@ func engineName(u string) string {
 // limit) on SQLite, which one process serves, or without an engine. The
 // leases are freed once the stage's consumers have stopped.
 func (s *Service) engineSlots(env stageEnv) (asr.SlotLeases, error) {
-	pg, ok := s.store.(*postgres.Store)
-	if !ok || !s.cfg.ASRSharedSlots || s.cfg.ASRURL == "" {
+	if s.pg == nil || !s.cfg.ASRSharedSlots || s.cfg.ASRURL == "" {
 		return nil, nil
 	}
-	slots, err := pg.EngineSlots(env.ctx, engineName(s.cfg.ASRURL), s.cfg.ASRConcurrency, s.cfg.ASRSlotLease)
+	slots, err := s.pg.EngineSlots(env.ctx, engineName(s.cfg.ASRURL), s.cfg.ASRConcurrency, s.cfg.ASRSlotLease)
 	if err != nil {
 		return nil, fmt.Errorf("HYSCRIBE_ASR_SHARED_SLOTS: %w", err)
 	}

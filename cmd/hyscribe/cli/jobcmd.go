@@ -3,13 +3,11 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"net/url"
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // jobCmd is `hyscribe job show --doc ID`: a job's way through the pipeline,
@@ -32,11 +30,7 @@ func jobCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer store.Close()
-	history, ok := store.(ports.JobHistory)
-	if !ok {
-		return fmt.Errorf("job show: this store keeps no job history")
-	}
-	r, err := app.NewShowJob(store, history, store, store).Handle(ctx, domain.DocID(*doc))
+	r, err := app.NewShowJob(store, store, store, store).Handle(ctx, domain.DocID(*doc))
 	if err != nil {
 		return err
 	}

@@ -61,10 +61,7 @@ func (s *Service) watchConsumers(ctx context.Context, reg *metrics.Registry) err
 // watchOutbox keeps the outbox's backlog and the age of its oldest record
 // in /metrics: a relay that falls behind shows as a growing age.
 func (s *Service) watchOutbox(ctx context.Context, reg *metrics.Registry, clock ports.Clock) {
-	ob, ok := s.store.(ports.OutboxBacklog)
-	if !ok {
-		return
-	}
+	ob := s.store
 	backlog := reg.GaugeVec("hyscribe_outbox_backlog", "Outbox records not yet published to Kafka.")
 	age := reg.GaugeVec("hyscribe_outbox_oldest_age_seconds", "Age of the oldest outbox record not yet published (0 when none).")
 	s.goBackground(func() {

@@ -15,7 +15,7 @@ import (
 // and in the shared store with DATABASE_URL, counted in the same statement
 // as the poll's job read.
 func (s *Service) pollPath(workCtx context.Context, clock ports.Clock) (*app.Authenticate, *app.RateLimit, *app.GetJob, *app.Poll) {
-	auth := app.NewAuthenticate(s.store, clock)
+	auth := app.NewAuthenticate(s.store, clock, app.WithKeyTouches(s.store))
 	auth.KeyTTL = s.cfg.KeyCacheTTL
 	s.goBackground(func() { _ = auth.Run(workCtx) })
 	get := app.NewGetJob(s.store)
@@ -24,9 +24,9 @@ func (s *Service) pollPath(workCtx context.Context, clock ports.Clock) (*app.Aut
 		return auth, limit, get, app.NewPoll(limit, get, nil)
 	}
 	limit := app.NewRateLimit(s.store, clock)
-	var combined ports.PollCounter
-	if pc, ok := s.store.(ports.PollCounter); ok {
-		combined = pc
+	var combined ports.PollCounter // one round trip per poll: the Postgres store's
+	if s.pg != nil {
+		combined = s.pg
 	}
 	return auth, limit, get, app.NewPoll(limit, get, combined)
 }

@@ -26,7 +26,8 @@ func createStoreFlag(fs *flag.FlagSet) *bool {
 func openProvisioningStore(ctx context.Context, cfg Config, stderr io.Writer, create bool) (storeCloser, error) {
 	if cfg.DatabaseURL != "" {
 		fmt.Fprintf(stderr, "hyscribe: using the Postgres store %s (DATABASE_URL)\n", redactedDSN(cfg.DatabaseURL))
-		return openStore(ctx, cfg)
+		st, _, err := openStore(ctx, cfg)
+		return st, err
 	}
 	path := filepath.Join(cfg.DataDir, "hyscribe.db")
 	if abs, err := filepath.Abs(path); err == nil {
@@ -44,7 +45,8 @@ func openProvisioningStore(ctx context.Context, cfg Config, stderr io.Writer, cr
 	default:
 		fmt.Fprintf(stderr, "hyscribe: using the SQLite store %s\n", path)
 	}
-	return openStore(ctx, cfg)
+	st, _, err := openStore(ctx, cfg)
+	return st, err
 }
 
 // redactedDSN is a database URL without its password.

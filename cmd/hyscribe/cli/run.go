@@ -25,12 +25,16 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-const usage = `hyscribe — Armenian transcription service
+// usage is the command's help; the stages a worker can run are the names
+// of app.Pipeline.
+var usage = strings.ReplaceAll(usageText, "{stages}", strings.Join(app.StageNames(), ","))
+
+const usageText = `hyscribe — Armenian transcription service
 
 usage:
   hyscribe serve                       everything in one process (embedded defaults)
   hyscribe api                         the HTTP API and the outbox relay only
-  hyscribe worker --stages a,b,...     pipeline stages only (uploads,process,transcribe,enrich,notify,analyze,analytics)
+  hyscribe worker --stages a,b,...     pipeline stages only ({stages})
   hyscribe account create --name N --plan business|free --seconds S
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
                           [--webhook-url U] [--webhook-secret S | --generate-webhook-secret]
@@ -203,7 +207,7 @@ func handlePprof(mux *http.ServeMux) {
 // as it opens the store; concurrent starts migrate once.) It prints what it
 // applied: the migrations' names, none when the schema was up to date.
 func migrateCmd(ctx context.Context, cfg Config, stdout io.Writer) error {
-	store, err := openStore(ctx, cfg)
+	store, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

@@ -69,6 +69,7 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
+	assertStageSubscriptions(t, svc.Brokers(), cli.StageUploads)
 	api := "http://" + svc.HTTPAddr()
 
 	mono, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -18,20 +17,14 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/hyscribe/hyscribe/adapters/analysis"
-	"github.com/hyscribe/hyscribe/adapters/asr"
 	"github.com/hyscribe/hyscribe/adapters/blob"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
 	httpapi "github.com/hyscribe/hyscribe/adapters/httpapi"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
-	"github.com/hyscribe/hyscribe/adapters/mp3"
-	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/postgres"
 	"github.com/hyscribe/hyscribe/adapters/redact"
-	"github.com/hyscribe/hyscribe/adapters/s3"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
-	"github.com/hyscribe/hyscribe/adapters/web"
 	"github.com/hyscribe/hyscribe/adapters/webhook"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
@@ -47,34 +40,41 @@ const (
 	RoleWorker
 )
 
-// storeCloser is every store port plus Close.
+// storeCloser is every store port both stores offer, plus Close.
 type storeCloser interface {
 	ports.Stores
 	ports.JobDeleter
 	ports.RetentionStore
 	ports.TeamStore
 	ports.UsageReader
+	ports.APIKeyToucher
+	ports.OutboxBacklog
+	ports.JobHistory
+	ports.AnalysisReplacer
 	Close() error
 }
 
 // openStore opens Postgres when DATABASE_URL is set, else the SQLite file
-// in the data dir. Both bring the schema up to date as they open.
-func openStore(ctx context.Context, cfg Config) (storeCloser, error) {
+// in the data dir. Both bring the schema up to date as they open. pg is
+// the same store when it is Postgres (nil on SQLite), for what only the
+// shared store offers: the poll's combined count and read, the engine's
+// shared slots.
+func openStore(ctx context.Context, cfg Config) (_ storeCloser, pg *postgres.Store, _ error) {
 	if cfg.DatabaseURL != "" {
 		s, err := postgres.Open(ctx, cfg.DatabaseURL)
 		if err != nil {
-			return nil, fmt.Errorf("DATABASE_URL: %w", err)
+			return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 		}
-		return s, nil
+		return s, s, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
+		return nil, nil, fmt.Errorf("data dir: %w", err)
 	}
 	s, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "hyscribe.db"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 // Service is a running hyscribe process: what Start started, stopped in
@@ -88,7 +88,7 @@ type Service struct {
 	brokers   []string
 
 	store    storeCloser
-	s3       *s3.Store // nil: uploads on local disk
+	pg       *postgres.Store // the store when it is Postgres; nil on SQLite
 	embedded *kafka.Embedded
 	pub      *kafka.Publisher
 	web      *fiber.App
@@ -96,12 +96,11 @@ type Service struct {
 	healthAt string
 	admin    *http.Server // HYSCRIBE_ADMIN_ADDR
 	adminAt  string
-	notify   *app.DeliverEvents
 	webhooks ports.WebhookSender // one per process: every delivery to a receiver shares its circuit breaker
-	sink     *clickhouse.Store
-	reports  *clickhouse.Store // the web application's analytics
+	reports  *clickhouse.Store   // the web application's analytics
 
 	cancelStages context.CancelFunc // stage consumers
+	stageClosers []func() error     // what the stages' builders made, closed once the consumers stopped
 	cancelWork   context.CancelFunc // relay, sweeper
 	relay        *app.Relay
 	consumers    sync.WaitGroup
@@ -148,11 +147,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 			s.Stop()
 		}
 	}()
-	if s.store, err = openStore(ctx, cfg); err != nil {
+	if s.store, s.pg, err = openStore(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if pg, ok := s.store.(*postgres.Store); ok {
-		pg.SetLogger(log)
+	if s.pg != nil {
+		s.pg.SetLogger(log)
 	}
 	clock := ports.SystemClock{}
 	reg := metrics.NewRegistry()
@@ -283,240 +282,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	return s, nil
 }
 
-// webApp builds the web application (/app). Its reports read ClickHouse
-// when CLICKHOUSE_DSN is set and reachable, else the store.
-func (s *Service) webApp(ctx, workCtx context.Context, blobs ports.BlobStore, clock ports.Clock, create *app.CreateJob, uploadOrigin string, auth *app.Authenticate) (*web.Web, error) {
-	cfg := s.cfg
-	loc, err := time.LoadLocation(cfg.WebTimezone)
-	if err != nil {
-		return nil, fmt.Errorf("HYSCRIBE_WEB_TIMEZONE: %w", err)
-	}
-	// At most DefaultMemoryBudget of password hashing at once (docs/security.md).
-	hasher := password.NewGate(password.Hasher{}, password.DefaultMemoryBudget, password.DefaultGateWait)
-	people := app.NewPeople(s.store, s.store, s.store, hasher, app.NewRateLimit(s.store, clock), clock)
-	people.SignUpPlan, people.SignUpSeconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
-	if cfg.TrialSeconds > 0 { // the first hour works without an operator
-		people.SignUpPlan, people.SignUpSeconds = domain.PlanBusiness, cfg.TrialSeconds
-	}
-	// Expired sessions are refused when used; this only keeps the table small.
-	s.goBackground(func() {
-		tick := time.NewTicker(time.Hour)
-		defer tick.Stop()
-		for {
-			if n, err := people.PruneSessions(workCtx); err != nil && workCtx.Err() == nil {
-				s.log.Warn("prune expired sessions", "err", err)
-			} else if n > 0 {
-				s.log.Info("pruned expired sessions", "count", n)
-			}
-			select {
-			case <-workCtx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	var reports ports.ChecklistAnalytics
-	if cfg.ClickHouseDSN != "" {
-		ch, err := clickhouse.Open(ctx, cfg.ClickHouseDSN)
-		if err != nil {
-			s.log.Warn("web analytics read the store: ClickHouse is unreachable", "err", err)
-		} else {
-			s.reports = ch
-			reports = ch
-		}
-	}
-	provision := app.NewProvision(s.store, s.store, clock)
-	provision.Revoked = auth.Forget // a key revoked here stops working here at once
-	reanalyze, err := s.analyzeTranscript(clock, s.log)
-	if err != nil {
-		return nil, err
-	}
-	// The scheme is case-insensitive (RFC 3986 §3.1): HTTPS://… is https.
-	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(strings.ToLower(s.publicURL), "https://"))
-	return web.New(web.Config{SecureCookies: secure, CreateLimit: cfg.CreateRateLimit, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
-		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin,
-		TrialSeconds: cfg.TrialSeconds}, web.Deps{
-		People:     people,
-		Provision:  provision,
-		Recordings: app.NewRecordings(s.store, s.store, s.store, s.store, s.store, s.store, blobs, s.webhooks, analysis.New(), reports, clock),
-		Retention:  app.NewRetention(s.store),
-		Reanalyze:  reanalyze,
-		Logger:     s.log,
-		Create:     create,
-		CheckAudio: mp3.CheckHead,
-		Team:       app.NewTeam(people, s.store),
-		Usage:      app.NewUsage(s.store, clock),
-		OpenAPI:    httpapi.OpenAPI(),
-		Letters:    s.letters,
-		Delete:     app.NewDeleteJob(s.store, blobs, clock, s.log),
-	}), nil
-}
-
-// serveHealth gives a process without the API what orchestrators probe:
-// GET /healthz (200 once ready, 503 before and while stopping) and GET
-// /metrics, on HYSCRIBE_HEALTH_ADDR.
-func (s *Service) serveHealth(reg *metrics.Registry) error {
-	ln, err := net.Listen("tcp", s.cfg.HealthAddr)
-	if err != nil {
-		return fmt.Errorf("HYSCRIBE_HEALTH_ADDR %s: %w", s.cfg.HealthAddr, err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.serveHealthz)
-	mux.HandleFunc("GET /readyz", s.serveReadyz)
-	mux.HandleFunc("GET /metrics", serveMetrics(reg))
-	s.healthAt = ln.Addr().String()
-	s.health = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = s.health.Serve(ln) }()
-	s.log.Info("health listening", "addr", ln.Addr().String())
-	return nil
-}
-
-func (s *Service) isReady() bool {
-	select {
-	case <-s.ready:
-		return true
-	default:
-		return false
-	}
-}
-
 func (s *Service) goBackground(fn func()) {
 	s.background.Add(1)
 	go func() { defer s.background.Done(); fn() }()
-}
-
-// openBlobs opens where uploads are kept and how their addresses are signed:
-// an S3-compatible bucket with pre-signed PUTs (the bucket and its upload
-// notifications are set up if missing), or the local disk with addresses
-// served by the API itself.
-func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadSigner, error) {
-	cfg := s.cfg
-	if cfg.S3() {
-		publicHTTPS := cfg.S3PublicHTTPS()
-		st, err := s3.New(s3.Config{
-			Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint, PublicSecure: &publicHTTPS,
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
-		}
-		if err := st.EnsureBucket(ctx); err != nil {
-			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
-		}
-		if cfg.S3NotifyARN != "off" {
-			if err := st.EnableUploadNotifications(ctx, cfg.S3NotifyARN); err != nil {
-				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured?): %w", err)
-			}
-		}
-		s.s3 = st
-		s.log.Info("uploads go to S3", "endpoint", cfg.S3Endpoint, "bucket", cfg.S3Bucket, "notifications", cfg.S3NotifyARN)
-		return st, st, nil
-	}
-	secret, err := uploadSecret(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	disk, err := blob.NewDisk(filepath.Join(cfg.DataDir, "blobs"))
-	if err != nil {
-		return nil, nil, err
-	}
-	if cfg.DatabaseURL != "" {
-		// A shared store means several processes, likely on several
-		// machines; uploads on one machine's disk reach only the processes
-		// that share it.
-		dir, _ := filepath.Abs(disk.Dir())
-		s.log.Warn("DATABASE_URL is set but uploads are kept on local disk: "+blob.MissingHint+
-			"; otherwise every job uploaded through an API whose disk a worker does not share fails with \"the uploaded audio is missing from storage\"",
-			"dir", dir)
-	}
-	// Partial uploads a crash left; the sweeper removes later ones.
-	if n, err := disk.RemoveLeftovers(ctx, time.Now().Add(-blob.LeftoverAge)); err != nil {
-		s.log.Warn("remove partial uploads left by a crash", "err", err)
-	} else if n > 0 {
-		s.log.Info("removed partial uploads left by a crash", "files", n)
-	}
-	return disk, blob.NewSigner(s.publicURL, secret), nil
-}
-
-func uploadSecret(cfg Config) ([]byte, error) {
-	if cfg.UploadSecret != "" {
-		return []byte(cfg.UploadSecret), nil
-	}
-	return blob.LoadOrCreateSecret(filepath.Join(cfg.DataDir, "upload-signing.key"))
-}
-
-// startAnalytics runs the ClickHouse sink of analysis.ready and job.status
-// events, when CLICKHOUSE_DSN is set; without it analytics is off (results
-// stay in the store) and the stage is skipped.
-func (s *Service) startAnalytics(ctx context.Context, log *slog.Logger, reg *metrics.Registry) error {
-	if s.cfg.ClickHouseDSN == "" {
-		log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
-		return nil
-	}
-	sink, err := clickhouse.Open(ctx, s.cfg.ClickHouseDSN)
-	if err != nil {
-		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	s.sink = sink
-	if err := sink.Migrate(ctx); err != nil {
-		return fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	rows := reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
-	c, err := kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
-		Brokers: s.brokers, Group: "hyscribe-" + StageAnalytics,
-		Topics:  []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted},
-		Handler: sink.Write, Logger: log.With("stage", StageAnalytics),
-		OnBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
-	})
-	if err != nil {
-		return fmt.Errorf("stage analytics: %w", err)
-	}
-	s.consumers.Add(1)
-	go func() {
-		defer s.consumers.Done()
-		if err := c.Run(ctx); err != nil {
-			log.Error("stage stopped", "stage", StageAnalytics, "err", err)
-		}
-	}()
-	return nil
-}
-
-// recognizer is the speech engine behind its guard: a concurrency limit and
-// a circuit breaker, with its latency, failures and circuit in /metrics.
-// textOnly reports whether the engine is known to give no timestamps.
-func recognizer(cfg Config, log *slog.Logger, reg *metrics.Registry, leases asr.SlotLeases) (_ ports.SpeechRecognizer, textOnly func() bool, _ error) {
-	if cfg.ASRURL == "" {
-		log.Warn("NO SPEECH ENGINE CONFIGURED: every job will fail with \"no speech engine configured (set HYSCRIBE_ASR_URL)\"; set HYSCRIBE_ASR_URL to an OpenAI-compatible /v1 base")
-		return asr.NotConfigured{}, nil, nil
-	}
-	c, err := asr.New(asr.Config{BaseURL: cfg.ASRURL, APIKey: cfg.ASRAPIKey, Profile: cfg.ASRProfile, Model: cfg.ASRModel, Timeout: cfg.ASRTimeout, Logger: log})
-	if err != nil {
-		return nil, nil, fmt.Errorf("HYSCRIBE_ASR_URL: %w", err)
-	}
-	log.Info("speech engine", "profile", c.Profile(), "model", c.Model(), "timestamps", c.Timestamps())
-	latency := reg.Histogram("hyscribe_asr_request_duration_seconds", "Time the speech engine took per recognition (retries included), by result.",
-		[]float64{.1, .5, 1, 2, 5, 10, 30, 60, 120, 300, 600}, "result")
-	failures := reg.Counter("hyscribe_asr_failures_total", "Recognitions that failed, by kind: unavailable (after retries) or refused (permanent).", "kind")
-	g := asr.Guard(c, asr.GuardConfig{
-		Name: engineName(cfg.ASRURL), Concurrency: cfg.ASRConcurrency, Leases: leases, FailuresToOpen: cfg.ASRBreakerFailures, OpenFor: cfg.ASRBreakerOpenFor, Logger: log,
-		Observe: func(d time.Duration, err error) {
-			result := "ok"
-			switch {
-			case err == nil:
-			case domain.IsPermanent(err):
-				result = "refused"
-				failures.With(result).Inc()
-			default:
-				result = "unavailable"
-				failures.With(result).Inc()
-			}
-			latency.With(result).Observe(d.Seconds())
-		},
-	})
-	reg.Gauge("hyscribe_asr_circuit_state", "The speech engine's circuit breaker: 0 closed, 1 half-open (trial), 2 open (jobs wait in Kafka).", func() float64 { return float64(g.State()) })
-	reg.Gauge("hyscribe_asr_requests_in_flight", "Recognitions being sent to the speech engine now.", func() float64 { return float64(g.InFlight()) })
-	schedulerMetrics(reg, g)
-	return g, func() bool { return !c.Timestamps() }, nil
 }
 
 // flushOutbox publishes what the stopped stages committed last, so the
@@ -554,11 +322,8 @@ func (s *Service) Stop() error {
 			s.cancelStages()
 		}
 		s.consumers.Wait()
-		if s.notify != nil {
-			s.notify.Wait()
-		}
-		if s.sink != nil {
-			errs = append(errs, s.sink.Close())
+		for _, closeStage := range s.stageClosers {
+			errs = append(errs, closeStage())
 		}
 		if s.reports != nil {
 			errs = append(errs, s.reports.Close())
@@ -587,20 +352,4 @@ func (s *Service) Stop() error {
 		s.stopErr = errors.Join(errs...)
 	})
 	return s.stopErr
-}
-
-func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead, backedOff *metrics.CounterVec) kafka.Metrics {
-	return kafka.Metrics{
-		Handled: func(topic string, d time.Duration, err error) {
-			result := "ok"
-			if err != nil {
-				result = "error"
-			}
-			handled.With(stage, topic, result).Inc()
-			latency.With(stage).Observe(d.Seconds())
-		},
-		Retried:      func(topic string, _ int) { retried.With(stage, topic).Inc() },
-		DeadLettered: func(topic string) { dead.With(stage, topic).Inc() },
-		BackedOff:    func(topic string) { backedOff.With(stage, topic).Inc() },
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/adapters/analysis"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse"
 	"github.com/hyscribe/hyscribe/adapters/diarize"
 	"github.com/hyscribe/hyscribe/adapters/extractive"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
@@ -67,7 +68,8 @@ type stageEnv struct {
 	reg   *metrics.Registry
 }
 
-// stageRun is what a stage's consumer runs.
+// stageRun is what a stage's builder makes: what its consumer runs, and
+// what Stop closes once the consumer has stopped.
 type stageRun struct {
 	handler  kafka.Handler
 	decode   func(topic string, value []byte) (domain.Event, error) // nil: hyscribe's envelope
@@ -75,12 +77,19 @@ type stageRun struct {
 	// concurrency is how many records of one partition run at once (keys
 	// apart; kafka.ConsumerConfig.Concurrency); 0 is one, in order.
 	concurrency int
+	// batch, instead of handler, runs the stage's topics in batches (a
+	// sink that writes in bulk: analytics); onBatch is told of each.
+	batch   kafka.BatchHandler
+	onBatch func(events int, latency time.Duration)
+	// close, when set, runs after every consumer stopped (in-flight work
+	// finished, connections closed).
+	close func() error
 }
 
 // stageBuilders build the handler of each stage of app.Pipeline; a nil
-// stageRun is a stage off in this configuration (the builder logs why) or
-// one that runs its own consumer (analytics). A test checks every stage
-// has one.
+// stageRun is a stage off in this configuration (the builder logs why). A
+// test checks every stage has one. A builder returns what it makes and
+// writes nothing to the Service.
 var stageBuilders = map[string]func(*Service, stageEnv) (*stageRun, error){
 	app.StageUploads:    (*Service).uploadsStage,
 	app.StageProcess:    (*Service).processStage,
@@ -92,7 +101,6 @@ var stageBuilders = map[string]func(*Service, stageEnv) (*stageRun, error){
 }
 
 func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.BlobStore, clock ports.Clock, log *slog.Logger, reg *metrics.Registry) error {
-	cfg := s.cfg
 	env := stageEnv{ctx: ctx, blobs: blobs, clock: clock, log: log, reg: reg}
 	fail := app.NewFailJob(s.store, clock)
 	handled := reg.Counter("hyscribe_stage_events_total", "Pipeline events handled, by stage, topic and result.", "stage", "topic", "result")
@@ -112,29 +120,10 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 		if run == nil {
 			continue
 		}
-		ccfg := kafka.ConsumerConfig{
-			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics, Handler: run.handler, Decode: run.decode,
-			MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage.Name),
-			ShutdownGrace: cfg.ShutdownGrace, Concurrency: run.concurrency,
-			Metrics: stageMetrics(stage.Name, handled, latency, retried, dead, backedOff),
-			// A worker that dies without leaving its group holds its
-			// partitions until the session times out; then the others
-			// take them over.
-			ClientOpts: []kgo.Opt{
-				kgo.SessionTimeout(cfg.KafkaSessionTimeout),
-				kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
-			},
+		if run.close != nil {
+			s.stageClosers = append(s.stageClosers, run.close)
 		}
-		switch stage.GiveUp {
-		case app.GiveUpFailJob:
-			ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
-				log.Error("stage gave up on a job", "stage", stage.Name, "docId", ev.DocID, "err", err)
-				return fail.Handle(ctx, ev.DocID, app.GiveUpReason(stage.Name, err))
-			}
-		case app.GiveUpFailAnalysis:
-			ccfg.OnGiveUp = run.onGiveUp
-		}
-		c, err := kafka.NewConsumer(ccfg)
+		c, err := s.stageConsumer(stage, run, env, fail, stageMetrics(stage.Name, handled, latency, retried, dead, backedOff))
 		if err != nil {
 			return fmt.Errorf("stage %s: %w", stage.Name, err)
 		}
@@ -149,13 +138,48 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 	return nil
 }
 
+// stageConsumer is the consumer of one stage: its group, reading exactly
+// the stage's topics.
+func (s *Service) stageConsumer(stage app.Stage, run *stageRun, env stageEnv, fail *app.FailJob, m kafka.Metrics) (interface{ Run(context.Context) error }, error) {
+	cfg, log := s.cfg, env.log
+	if run.batch != nil {
+		return kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
+			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics,
+			Handler: run.batch, Logger: log.With("stage", stage.Name), OnBatch: run.onBatch,
+		})
+	}
+	ccfg := kafka.ConsumerConfig{
+		Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics, Handler: run.handler, Decode: run.decode,
+		MaxAttempts: cfg.StageAttempts, Backoff: cfg.StageBackoff, Logger: log.With("stage", stage.Name),
+		ShutdownGrace: cfg.ShutdownGrace, Concurrency: run.concurrency,
+		Metrics: m,
+		// A worker that dies without leaving its group holds its
+		// partitions until the session times out; then the others
+		// take them over.
+		ClientOpts: []kgo.Opt{
+			kgo.SessionTimeout(cfg.KafkaSessionTimeout),
+			kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
+		},
+	}
+	switch stage.GiveUp {
+	case app.GiveUpFailJob:
+		ccfg.OnGiveUp = func(ctx context.Context, ev domain.Event, err error) error {
+			log.Error("stage gave up on a job", "stage", stage.Name, "docId", ev.DocID, "err", err)
+			return fail.Handle(ctx, ev.DocID, app.GiveUpReason(stage.Name, err))
+		}
+	case app.GiveUpFailAnalysis:
+		ccfg.OnGiveUp = run.onGiveUp
+	}
+	return kafka.NewConsumer(ccfg)
+}
+
 func (s *Service) uploadsStage(env stageEnv) (*stageRun, error) {
-	if s.s3 == nil {
+	if !s.cfg.S3() {
 		env.log.Info("stage uploads not started: uploads are served by the API (set HYSCRIBE_S3_ENDPOINT for S3 uploads)")
 		return nil, nil
 	}
 	uc := app.NewCompleteStoredUpload(s.store, env.blobs, env.clock, s.cfg.MaxUploadBytes, env.log.With("stage", app.StageUploads))
-	return &stageRun{handler: uc.Handle, decode: s3.EventParser{Bucket: s.s3.Bucket()}.Parse}, nil
+	return &stageRun{handler: uc.Handle, decode: s3.EventParser{Bucket: s.cfg.S3Bucket}.Parse}, nil
 }
 
 func (s *Service) processStage(env stageEnv) (*stageRun, error) {
@@ -204,13 +228,13 @@ func (s *Service) enrichStage(env stageEnv) (*stageRun, error) {
 }
 
 func (s *Service) notifyStage(env stageEnv) (*stageRun, error) {
-	s.notify = app.NewDeliverEvents(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
+	notify := app.NewDeliverEvents(s.store, s.store, s.store, s.webhooks, env.clock, s.publicURL, 256, env.log)
 	// A send lasts at most the webhook timeout: a lease past it means the
 	// worker died; any live worker then takes the delivery over.
-	s.notify.LeaseFor = s.cfg.WebhookTimeout + 10*time.Second
-	notify := s.notify
+	notify.LeaseFor = s.cfg.WebhookTimeout + 10*time.Second
 	s.goBackground(func() { notify.RunTakeOver(env.ctx) })
-	return &stageRun{handler: s.notify.Handle}, nil
+	// Deliveries started by the handler finish before Stop goes on.
+	return &stageRun{handler: notify.Handle, close: func() error { notify.Wait(); return nil }}, nil
 }
 
 func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
@@ -225,9 +249,25 @@ func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
 	}}, nil
 }
 
-// analyticsStage runs its own batch consumer (startAnalytics).
+// analyticsStage is the ClickHouse sink of the stage's events, when
+// CLICKHOUSE_DSN is set; without it analytics is off (results stay in the
+// store) and the stage is skipped.
 func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
-	return nil, s.startAnalytics(env.ctx, env.log, env.reg)
+	if s.cfg.ClickHouseDSN == "" {
+		env.log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
+		return nil, nil
+	}
+	sink, err := clickhouse.Open(env.ctx, s.cfg.ClickHouseDSN)
+	if err != nil {
+		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	}
+	if err := sink.Migrate(env.ctx); err != nil {
+		sink.Close()
+		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	}
+	rows := env.reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
+	return &stageRun{batch: sink.Write, close: sink.Close,
+		onBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) }}, nil
 }
 
 // chatModel is the outside model enrich and analyze use when HYSCRIBE_LLM_URL
@@ -256,4 +296,20 @@ func (s *Service) chatModel() (*llm.Client, error) {
 		return nil, fmt.Errorf("HYSCRIBE_LLM_URL: %w", err)
 	}
 	return chat, nil
+}
+
+func stageMetrics(stage string, handled *metrics.CounterVec, latency *metrics.HistogramVec, retried, dead, backedOff *metrics.CounterVec) kafka.Metrics {
+	return kafka.Metrics{
+		Handled: func(topic string, d time.Duration, err error) {
+			result := "ok"
+			if err != nil {
+				result = "error"
+			}
+			handled.With(stage, topic, result).Inc()
+			latency.With(stage).Observe(d.Seconds())
+		},
+		Retried:      func(topic string, _ int) { retried.With(stage, topic).Inc() },
+		DeadLettered: func(topic string) { dead.With(stage, topic).Inc() },
+		BackedOff:    func(topic string) { backedOff.With(stage, topic).Inc() },
+	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/app"
@@ -28,5 +29,12 @@ func TestParseStages(t *testing.T) {
 	}
 	if _, err := parseStages(" , "); err == nil {
 		t.Fatal("no stage was accepted")
+	}
+}
+
+// The usage lists the stages a worker can run from app.Pipeline.
+func TestUsageListsThePipelinesStages(t *testing.T) {
+	if want := "(" + strings.Join(app.StageNames(), ",") + ")"; !strings.Contains(usage, want) {
+		t.Fatalf("usage does not list %s:\n%s", want, usage)
 	}
 }
