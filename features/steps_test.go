@@ -25,6 +25,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/cucumber/godog"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // initScenario gives every scenario a fresh world and binds the steps to it.
@@ -1682,7 +1685,24 @@ func (w *world) nothingAboutJob(seconds int) error {
 	if rc == nil {
 		return errors.New("I have no receiver")
 	}
-	time.Sleep(time.Duration(seconds) * time.Second)
+	// The premise: notify has handled the job's last event (the one that
+	// would be sent), so "nothing arrived" is its decision, not its delay.
+	want := func(domain.Event) bool { return true } // a job deleted before its upload: any event
+	if len(j.polls) > 0 {
+		switch status := j.polls[len(j.polls)-1].str("status"); status {
+		case "transcribed":
+			want = func(ev domain.Event) bool { return ev.Topic == domain.TopicTranscriptReady }
+		case "failed":
+			want = func(ev domain.Event) bool {
+				var st domain.JobStatusData
+				return ev.Topic == domain.TopicJobStatus && ev.DecodeData(&st) == nil && st.Status == domain.StatusFailed
+			}
+		}
+	}
+	if _, err := w.inst.waitConsumed(app.StageNotify, j.docID, want); err != nil {
+		return err
+	}
+	time.Sleep(time.Duration(seconds) * time.Second) // a delivery it started would arrive meanwhile
 	if got := rc.forDoc(j.docID); len(got) > 0 {
 		return fmt.Errorf("my receiver got %d request(s) about the job: %s", len(got), clip(got[0].body))
 	}
