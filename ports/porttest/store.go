@@ -1,5 +1,5 @@
 // Package porttest is the executable form of the store contracts in ports:
-// one suite run against every adapter (the in-memory fake, SQLite, later
+// one suite run against every adapter (the in-memory fake, SQLite and
 // Postgres), so that a use case tested against the fake behaves the same on
 // a real database.
 //
