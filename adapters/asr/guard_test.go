@@ -46,6 +46,14 @@ func (s *stubEngine) Recognize(ctx context.Context, _ ports.AudioFile) (domain.R
 
 // The circuit's timing is its premise (a trial only after OpenFor), so the
 // test runs on synctest's clock: each sleep is exactly as long as it says.
+// Calls is how many requests reached the engine, safe to read while others
+// are being sent.
+func (s *stubEngine) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
 func TestGuardOpensTheCircuitAndBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng := &stubEngine{fail: 5, err: fmt.Errorf("speech engine unavailable after 4 attempts: 503: %w", domain.ErrUnavailable)}
@@ -126,8 +134,8 @@ func TestGuardBoundsConcurrency(t *testing.T) {
 			t.Fatalf("in flight %d (engine %d), queued %d; want 2, 2, 6", g.InFlight(), eng.inFlight.Load(), st.Queued)
 		}
 		wg.Wait()
-		if p := eng.peak.Load(); p != 2 || eng.calls != 8 {
-			t.Fatalf("peak in flight %d, want 2; calls %d", p, eng.calls)
+		if p := eng.peak.Load(); p != 2 || eng.Calls() != 8 {
+			t.Fatalf("peak in flight %d, want 2; calls %d", p, eng.Calls())
 		}
 
 		// A job whose context ends while it waits for a slot gives up.
@@ -148,8 +156,8 @@ func TestGuardBoundsConcurrency(t *testing.T) {
 		if _, err := g.Recognize(ctx, ports.AudioFile{}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("waiting: %v", err)
 		}
-		if g.InFlight() != 2 || eng.calls != 8 {
-			t.Fatalf("the refused call reached the engine: in flight %d, calls %d", g.InFlight(), eng.calls)
+		if g.InFlight() != 2 || eng.Calls() != 8 {
+			t.Fatalf("the refused call reached the engine: in flight %d, calls %d", g.InFlight(), eng.Calls())
 		}
 		wg.Wait()
 	})
