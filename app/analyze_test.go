@@ -41,7 +41,7 @@ func analysisRequests(w *world) [][]byte {
 func TestJobWithChecklistGetsAnalysisReady(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret"),
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret"),
 		AnalysisWebhookURL: ptr("https://hooks.example/qa")})
 	c := w.checklist(p, salesChecklist)
 	res := w.newJob(p, `{"type":"single_voice","metadata":{"crm":"A-1"},"checklistId":"`+c.ID+`"}`)
@@ -92,7 +92,7 @@ func TestJobWithChecklistGetsAnalysisReady(t *testing.T) {
 func TestEditedChecklistKeepsTheJobsVersion(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
 	c := w.checklist(p, salesChecklist)
 	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
 	v2, err := w.prov.UpdateChecklist(w.ctx, p.Account.ID, c.ID, []byte(`{"name":"Նոր","questions":[{"id":"new","text":"Նոր հարց"}]}`))
@@ -132,7 +132,7 @@ func TestArchivedChecklistIsRefused(t *testing.T) {
 func TestFailedAnalysisLeavesTheJobTranscribed(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
 	c := w.checklist(p, salesChecklist)
 	w.analyzer.err = domain.Permanent(errors.New("the model refused"))
 	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
@@ -190,7 +190,7 @@ func TestAnalysisTransientFailureIsRetriedThenGivenUp(t *testing.T) {
 func TestRepeatedEventsAnalyseAndAnnounceOnce(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
 	c := w.checklist(p, salesChecklist)
 	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
 	w.put(res.DocID, "MP3 5 1")

@@ -16,14 +16,12 @@ import (
 func TestSingleVoiceJobRunsThroughEveryStage(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
 	res := w.newJob(p, `{"type":"single_voice","metadata":{"crm":"A-1"}}`)
 	if !strings.Contains(res.UploadURL, string(res.DocID)) || len(res.DocID) < 22 {
 		t.Fatalf("create result %+v", res)
 	}
-	if err := w.put(res.DocID, "MP3 12.5 1"); err != nil {
-		t.Fatal(err)
-	}
+	w.put(res.DocID, "MP3 12.5 1")
 	w.drain()
 	j := w.job(res.DocID)
 	if j.Status != domain.StatusTranscribed || j.Transcription != "Բարև ձեզ։ Ես զանգում եմ պատվերի մասին։" || !strings.HasPrefix(j.Title, "Վերնագիր") || j.LanguageCode != "hy-AM" {
@@ -41,15 +39,17 @@ func TestSingleVoiceJobRunsThroughEveryStage(t *testing.T) {
 		string(body.Metadata) != `{"crm":"A-1"}` || body.Link != "http://pub/app/recordings/"+string(res.DocID) {
 		t.Fatalf("payload %s %v", reqs[0].Body, err)
 	}
-	ds, _ := w.store.Deliveries(w.ctx, res.DocID)
-	if len(ds) != 1 || ds[0].Status != domain.DeliveryDelivered || ds[0].HTTPStatus != 200 {
+	ds, err := w.store.Deliveries(w.ctx, res.DocID)
+	if err != nil || len(ds) != 1 || ds[0].Status != domain.DeliveryDelivered || ds[0].HTTPStatus != 200 {
 		t.Fatalf("deliveries %+v", ds)
 	}
 	var statuses []string
 	for _, ev := range w.seen {
 		if ev.Topic == domain.TopicJobStatus {
 			var st domain.JobStatusData
-			ev.DecodeData(&st)
+			if err := ev.DecodeData(&st); err != nil {
+				t.Fatal(err)
+			}
 			statuses = append(statuses, string(st.Status))
 		}
 	}
@@ -61,11 +61,26 @@ func TestSingleVoiceJobRunsThroughEveryStage(t *testing.T) {
 func TestEveryStageIgnoresARepeatedEvent(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
 	res := w.newJob(p, `{"type":"single_voice"}`)
 	w.put(res.DocID, "MP3 5 1")
 	events := w.drain()
 	before, calls, sent, bal := w.job(res.DocID), w.rec.Calls(), len(w.sender.Requests()), w.balance(p)
+	// The premise: the first delivery ran every stage, so the repeat meets
+	// work already done (a job stuck early would pass the check below
+	// without any stage being idempotent).
+	if before.Status != domain.StatusTranscribed || calls == 0 || sent != 1 || bal != 60000-5000 {
+		t.Fatalf("first run did not complete: %s, calls %d, sent %d, balance %d", before.Status, calls, sent, bal)
+	}
+	stages := map[string]bool{}
+	for _, ev := range events {
+		stages[ev.Topic] = true
+	}
+	for _, topic := range []string{domain.TopicAudioUploaded, domain.TopicAudioProcessed, domain.TopicTranscriptReady} {
+		if !stages[topic] {
+			t.Fatalf("no %s event to repeat among %d events", topic, len(events))
+		}
+	}
 	for _, ev := range events { // deliver everything a second time
 		for _, h := range w.handlers[ev.Topic] {
 			if err := h(w.ctx, ev); err != nil {
@@ -78,8 +93,8 @@ func TestEveryStageIgnoresARepeatedEvent(t *testing.T) {
 	if after.UpdatedAt != before.UpdatedAt || after.Status != before.Status || w.rec.Calls() != calls || len(w.sender.Requests()) != sent || w.balance(p) != bal {
 		t.Fatalf("a repeat changed something: calls %d→%d, sent %d→%d, balance %d→%d", calls, w.rec.Calls(), sent, len(w.sender.Requests()), bal, w.balance(p))
 	}
-	if recs, _ := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 10); len(recs) != 0 {
-		t.Fatalf("repeats emitted events: %+v", recs)
+	if recs, err := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 10); err != nil || len(recs) != 0 {
+		t.Fatalf("repeats emitted events: %+v %v", recs, err)
 	}
 }
 
@@ -361,12 +376,7 @@ func TestSweeper(t *testing.T) {
 	stuck := w.newJob(p, `{"type":"single_voice"}`)
 	w.put(stuck.DocID, "MP3 4 1")
 	// the uploaded event is lost: nothing drains the outbox
-	recs, _ := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 100)
-	var seqs []int64
-	for _, r := range recs {
-		seqs = append(seqs, r.Seq)
-	}
-	w.store.MarkSent(w.ctx, seqs)
+	w.loseOutbox()
 
 	if n, err := w.sweeper.SweepOnce(w.ctx); err != nil || n != 0 {
 		t.Fatalf("fresh jobs swept: %d %v", n, err)
@@ -387,12 +397,11 @@ func TestSweeper(t *testing.T) {
 	lost := w.newJob(p, `{"type":"single_voice"}`)
 	w.put(lost.DocID, "MP3 4 1")
 	for i := 0; i <= w.sweeper.MaxRedrives; i++ {
-		recs, _ := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 100)
-		for _, r := range recs {
-			w.store.MarkSent(w.ctx, []int64{r.Seq})
-		}
+		w.loseOutbox()
 		w.clock.Add(w.sweeper.StuckAfter + time.Second)
-		w.sweeper.SweepOnce(w.ctx)
+		if _, err := w.sweeper.SweepOnce(w.ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if j := w.job(lost.DocID); j.Status != domain.StatusFailed || !strings.Contains(j.Error, "did not resume after 3 attempts") {
 		t.Fatalf("lost: %s %q", j.Status, j.Error)
@@ -402,14 +411,14 @@ func TestSweeper(t *testing.T) {
 func TestNotifyFailuresOnlyWhenAsked(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://h.example/")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://h.example/")})
 	a := w.newJob(p, `{"type":"single_voice","metadata":{"x":1}}`)
 	w.put(a.DocID, "WAV")
 	w.drain()
 	if n := len(w.sender.Requests()); n != 0 {
 		t.Fatalf("failure sent without notifyFailures: %d", n)
 	}
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{NotifyFailures: ptr(true)})
+	w.updateAccount(p.Account.ID, app.AccountChanges{NotifyFailures: ptr(true)})
 	b := w.newJob(p, `{"type":"single_voice","metadata":{"x":2}}`)
 	w.put(b.DocID, "WAV")
 	w.drain()
@@ -418,7 +427,9 @@ func TestNotifyFailuresOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("sent %d", len(reqs))
 	}
 	var body map[string]any
-	json.Unmarshal(reqs[0].Body, &body)
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
 	if body["event_type"] != "transcript_failed" || body["docId"] != string(b.DocID) || !strings.Contains(body["error"].(string), "WAV") || len(body) != 6 {
 		t.Fatalf("%v", body)
 	}
@@ -428,12 +439,12 @@ func TestFailedDeliveryIsRecordedAndNotRetried(t *testing.T) {
 	w := newWorld(t)
 	w.sender.res = ports.WebhookResult{Status: 500, Err: errors.New("receiver answered 500 Internal Server Error")}
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://h.example/")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://h.example/")})
 	res := w.newJob(p, `{"type":"single_voice"}`)
 	w.put(res.DocID, "MP3 1 1")
 	w.drain()
-	ds, _ := w.store.Deliveries(w.ctx, res.DocID)
-	if len(ds) != 1 || ds[0].Status != domain.DeliveryFailed || ds[0].HTTPStatus != 500 || len(w.sender.Requests()) != 1 {
+	ds, err := w.store.Deliveries(w.ctx, res.DocID)
+	if err != nil || len(ds) != 1 || ds[0].Status != domain.DeliveryFailed || ds[0].HTTPStatus != 500 || len(w.sender.Requests()) != 1 {
 		t.Fatalf("%+v", ds)
 	}
 	if j := w.job(res.DocID); j.Status != domain.StatusTranscribed {

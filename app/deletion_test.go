@@ -39,7 +39,7 @@ func deleteBody(id domain.DocID) []byte { return []byte(`{"docId":"` + string(id
 func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
 	del := app.NewDeleteJob(w.store, w.blobs, w.clock, nil)
 	res := w.newJob(p, `{"type":"single_voice"}`)
 	rec := &deletingRecognizer{inner: w.rec, delete: func() {
@@ -49,9 +49,7 @@ func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 	}}
 	tr := app.NewTranscribeAudio(w.store, w.blobs, splitter{}, rec, w.clock, t.TempDir(), nil)
 	w.handlers[domain.TopicAudioProcessed] = []func(context.Context, domain.Event) error{tr.Handle}
-	if err := w.put(res.DocID, "MP3 12.5 1"); err != nil {
-		t.Fatal(err)
-	}
+	w.put(res.DocID, "MP3 12.5 1")
 	events := w.drain()
 
 	if _, err := w.store.GetJob(w.ctx, res.DocID); !errors.Is(err, domain.ErrNotFound) {
@@ -83,7 +81,7 @@ func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 func TestDeletingAJobMidAnalysisSavesNoAnalysis(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s3cret")})
 	c := w.checklist(p, salesChecklist)
 	del := app.NewDeleteJob(w.store, w.blobs, w.clock, nil)
 	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)

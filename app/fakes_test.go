@@ -302,9 +302,24 @@ func (w *world) newJob(p app.Principal, body string) app.CreateResult {
 	return res
 }
 
-func (w *world) put(id domain.DocID, body string) error {
-	return w.upload.Handle(w.ctx, app.UploadRequest{DocID: id, Expires: w.clock.Now().Add(time.Hour), Signature: "ok",
+// updateAccount changes account id; the change being taken is the test's
+// premise, so a refusal fails the test.
+func (w *world) updateAccount(id domain.AccountID, c app.AccountChanges) {
+	w.t.Helper()
+	if _, err := w.prov.UpdateAccount(w.ctx, id, c); err != nil {
+		w.t.Fatalf("update of account %s: %v", id, err)
+	}
+}
+
+// put uploads body as the recording of job id; the upload being accepted is
+// the premise of every test that calls it, so a refusal fails the test.
+func (w *world) put(id domain.DocID, body string) {
+	w.t.Helper()
+	err := w.upload.Handle(w.ctx, app.UploadRequest{DocID: id, Expires: w.clock.Now().Add(time.Hour), Signature: "ok",
 		Body: strings.NewReader(body), ContentLength: int64(len(body))})
+	if err != nil {
+		w.t.Fatalf("upload of %s refused: %v", id, err)
+	}
 }
 
 // drain relays the outbox to the handlers until it is empty, as the relay and
@@ -338,6 +353,24 @@ func (w *world) drain() []domain.Event {
 	}
 	w.t.Fatal("outbox never drained")
 	return nil
+}
+
+// loseOutbox marks every pending outbox event sent without delivering it,
+// as if the relay had published it and the broker then lost it, and fails
+// the test unless at least one event was lost.
+func (w *world) loseOutbox() {
+	w.t.Helper()
+	recs, err := w.store.ClaimOutbox(w.ctx, w.clock.Now(), time.Minute, 100)
+	if err != nil || len(recs) == 0 {
+		w.t.Fatalf("nothing to lose: %d events, %v", len(recs), err)
+	}
+	var seqs []int64
+	for _, r := range recs {
+		seqs = append(seqs, r.Seq)
+	}
+	if err := w.store.MarkSent(w.ctx, seqs); err != nil {
+		w.t.Fatal(err)
+	}
 }
 
 func (w *world) job(id domain.DocID) domain.Job {

@@ -21,9 +21,7 @@ func TestLowBalanceNoticeOncePerCrossing(t *testing.T) {
 	p := w.account(domain.PlanBusiness, 605)
 	for i, secs := range []string{"3", "3", "3"} { // 605 → 602 → 599 (crossed) → 596
 		res := w.newJob(p, `{"type":"single_voice"}`)
-		if err := w.put(res.DocID, "MP3 "+secs+" 1"); err != nil {
-			t.Fatal(err)
-		}
+		w.put(res.DocID, "MP3 "+secs+" 1")
 		evs := w.drain()
 		if got := w.job(res.DocID).Status; got != domain.StatusTranscribed {
 			t.Fatalf("job %d: %s", i, got)
@@ -54,9 +52,7 @@ func TestUploadURLForAWaitingJobOnly(t *testing.T) {
 	if _, err := w.create.UploadURL(w.ctx, other.Account.ID, res.DocID); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another account's job: %v", err)
 	}
-	if err := w.put(res.DocID, "MP3 3 1"); err != nil {
-		t.Fatal(err)
-	}
+	w.put(res.DocID, "MP3 3 1")
 	if _, err := w.create.UploadURL(w.ctx, p.Account.ID, res.DocID); !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("a job with its file: %v, want a conflict", err)
 	}

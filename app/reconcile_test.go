@@ -20,12 +20,10 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	p := w.account(domain.PlanBusiness, 600)
 	other := w.account(domain.PlanBusiness, 600)
 	rc := app.NewReconcile(w.store, w.store, w.store, w.store, w.sender, w.clock)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
 	w.sender.res = ports.WebhookResult{Status: 503, Err: errors.New("receiver answered 503")}
 	done := w.newJob(p, `{"type":"single_voice"}`)
-	if err := w.put(done.DocID, "MP3 2 1"); err != nil {
-		t.Fatal(err)
-	}
+	w.put(done.DocID, "MP3 2 1")
 	w.drain()
 	w.clock.Add(time.Second)
 	waiting := w.newJob(p, `{"type":"single_voice"}`)
@@ -54,7 +52,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	}
 
 	first := w.sender.Requests()[0]
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://up.example/h"), WebhookSecret: ptr("new")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://up.example/h"), WebhookSecret: ptr("new")})
 	w.sender.res = ports.WebhookResult{Status: 200}
 	// p still carries the account as it was at authentication: Resend
 	// reads the receiver and secret in force now.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/retry"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -43,27 +44,33 @@ func NewRelay(outbox ports.Outbox, publisher ports.Publisher, clock ports.Clock,
 		Interval: 500 * time.Millisecond, Batch: 500, Lease: 30 * time.Second}
 }
 
-// Run relays until ctx ends.
+// relayMaxBackoff caps the wait between attempts while the outbox or the
+// broker keeps failing.
+const relayMaxBackoff = 10 * time.Second
+
+// Run relays until ctx ends. A failing round is retried after the waits of
+// the project's one policy (internal/retry): Interval, doubling up to
+// relayMaxBackoff, jittered.
 func (r *Relay) Run(ctx context.Context) error {
 	tick := time.NewTicker(r.Interval)
 	defer tick.Stop()
-	backoff := r.Interval
+	waits := retry.Policy(r.Interval, relayMaxBackoff)
 	for {
 		n, err := r.Once(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
+			backoff := waits.NextBackOff()
 			r.log.Warn("outbox relay: will retry", "err", err, "in", backoff)
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-time.After(backoff):
 			}
-			backoff = min(backoff*2, 10*time.Second)
 			continue
 		}
-		backoff = r.Interval
+		waits.Reset()
 		if n == r.Batch {
 			continue // more may be waiting
 		}

@@ -15,7 +15,7 @@ import (
 func TestNotifyTakesOverDeliveriesOfDeadWorkers(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
-	w.prov.UpdateAccount(w.ctx, p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s")})
+	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h"), WebhookSecret: ptr("s")})
 	now := w.clock.Now()
 	dead := domain.Delivery{ID: "d-dead", EventID: "ev-dead", DocID: "doc-1", AccountID: p.Account.ID, EventType: domain.EventTranscriptReady,
 		URL: "https://hooks.example/h", Payload: []byte(`{}`), Status: domain.DeliveryPending, CreatedAt: now}

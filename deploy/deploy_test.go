@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"

@@ -61,6 +61,21 @@ const (
 	bridgeFrames = 20 // gaps bridged by VAD
 	burstFrames  = 8  // bursts dropped by VAD
 	minRunFrames = 30 // shortest turn inside a stretch
+
+	// Voice activity (threshold): the noise floor is the 10th percentile of
+	// the frames' energy, the loud speech the 95th; speech is at least
+	// vadMinGapDB above the floor, or vadThresholdShare of the way to the
+	// loud speech if that is more. Nothing louder than vadMinLoudDB, or
+	// standing less than vadMinGapDB out of the floor, is no speech.
+	vadMinLoudDB      = -60.0
+	vadMinGapDB       = 6.0
+	vadThresholdShare = 0.3
+
+	// Iterations of the window clustering: hard EM of gmm2, the power
+	// iteration of principalSplit and k-means of kmeans2.
+	gmm2Iterations   = 20
+	powerIterations  = 50
+	kmeansIterations = 50
 )
 
 // Diarizer finds two speakers' turns. The zero value is ready and is safe
@@ -201,10 +216,10 @@ func threshold(energy []float32) (float64, bool) {
 	slices.Sort(sorted)
 	floor := float64(sorted[len(sorted)/10])
 	peak := float64(sorted[min(len(sorted)*95/100, len(sorted)-1)])
-	if peak < -60 || peak-floor < 6 {
+	if peak < vadMinLoudDB || peak-floor < vadMinGapDB {
 		return 0, false
 	}
-	return floor + max(6, 0.3*(peak-floor)), true
+	return floor + max(vadMinGapDB, vadThresholdShare*(peak-floor)), true
 }
 
 // fill flips runs of value shorter than n frames that have the other value
@@ -360,7 +375,7 @@ func (w *window) add(feat []float32) {
 		w.prev[i] = v
 	}
 	w.energy += float64(feat[dimEnergy])
-	if feat[dimVoice] > 0.45 {
+	if feat[dimVoice] > voicedAt {
 		w.pitch += float64(feat[dimPitch])
 		w.voiced++
 	}
@@ -417,7 +432,7 @@ func embeddings(wins []*window) ([][]float64, []float64) {
 		pitchSum += w.pitch
 		voiced += w.voiced
 	}
-	meanPitch := math.Log(150)
+	meanPitch := math.Log(typicalPitch)
 	if voiced > 0 {
 		meanPitch = pitchSum / float64(voiced)
 	}
@@ -436,7 +451,7 @@ func embeddings(wins []*window) ([][]float64, []float64) {
 // (an expressive voice) is not cut in half.
 func gmm2(x [][]float64, wt []float64, labels []int) []int {
 	d := len(x[0])
-	for it := 0; it < 20; it++ {
+	for range gmm2Iterations {
 		var mean, vr [2][]float64
 		var n [2]float64
 		for k := range mean {
@@ -529,7 +544,7 @@ func principalSplit(x [][]float64, wt []float64) []int {
 	for j := range axis {
 		axis[j] = 1 / math.Sqrt(float64(d)) * float64(1+j%3)
 	}
-	for it := 0; it < 50; it++ {
+	for range powerIterations {
 		next := make([]float64, d)
 		for i, v := range x {
 			p := wt[i] * dot(v, axis)
@@ -561,7 +576,7 @@ func kmeans2(x [][]float64, wt []float64, labels []int) []int {
 		return labels
 	}
 	d := len(x[0])
-	for it := 0; it < 50; it++ {
+	for range kmeansIterations {
 		var c [2][]float64
 		var n [2]float64
 		c[0], c[1] = make([]float64, d), make([]float64, d)

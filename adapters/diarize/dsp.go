@@ -18,7 +18,11 @@ const (
 	frameRate = rate / hop
 )
 
-// dims of a frame's features: 12 MFCCs, log energy, log pitch, voicing.
+// typicalPitch (Hz) stands in for the mean pitch of a call with no voiced
+// frame, so that the pitch feature is defined.
+const typicalPitch = 150.0
+
+// dims of a frame's features: numCeps (16) MFCCs, log energy, log pitch, voicing.
 const (
 	dimEnergy = numCeps
 	dimPitch  = numCeps + 1

@@ -85,7 +85,7 @@ func newFrameVectors(fs *frameFeats, pause [][]bool) *frameVectors {
 			}
 		}
 	}
-	fv.meanPitch = math.Log(150)
+	fv.meanPitch = math.Log(typicalPitch)
 	if pn > 0 {
 		fv.meanPitch = ps / pn
 	}

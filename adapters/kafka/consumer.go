@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/retry"
 )
 
 // Headers a Consumer adds to a dead-lettered record, beside the original ones.
@@ -353,13 +353,12 @@ func (c *Consumer) stopWorkers(cl *kgo.Client, parts map[string][]int32) {
 	}
 }
 
+// backoff is the wait before retry number attempt of a record: the
+// project's one policy (internal/retry), whose jitter keeps retrying members
+// from hammering in step. The attempt count lives in the worker's state, so
+// the wait is asked for by number.
 func (c *Consumer) backoff(attempt int) time.Duration {
-	d := c.cfg.Backoff
-	for i := 1; i < attempt && d < c.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, c.cfg.MaxBackoff)
-	return d/2 + rand.N(d/2+1) // jitter keeps retrying members from hammering in step
+	return retry.Wait(c.cfg.Backoff, c.cfg.MaxBackoff, attempt)
 }
 
 // worker handles one assigned partition's records in order.

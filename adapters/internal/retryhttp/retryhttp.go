@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/retry"
 )
 
 // Policy says how hard to try.
@@ -97,6 +97,7 @@ func Do(ctx context.Context, hc *http.Client, p Policy, newRequest func(context.
 		hc = http.DefaultClient
 	}
 	attempts := max(p.MaxAttempts, 1)
+	waits := retry.Policy(p.BackoffBase, p.MaxBackoff)
 	for attempt := 1; ; attempt++ {
 		res, err := p.attempt(ctx, hc, newRequest)
 		if ctx.Err() != nil {
@@ -123,7 +124,7 @@ func Do(ctx context.Context, hc *http.Client, p Policy, newRequest func(context.
 		if attempt >= attempts {
 			return nil, failed
 		}
-		delay = p.Backoff(attempt)
+		delay = waits.NextBackOff()
 		if err == nil {
 			if ra, ok := RetryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
 				delay = ra
@@ -202,26 +203,10 @@ func describe(err error, timeout time.Duration) string {
 
 // Backoff is the wait before retry number n (1 for the first retry):
 // BackoffBase doubled n-1 times, capped at MaxBackoff, of which the upper half
-// is random so that clients failing together do not retry together.
+// is random so that clients failing together do not retry together — the
+// project's one policy, internal/retry.
 func (p Policy) Backoff(n int) time.Duration {
-	d := p.BackoffBase
-	for i := 1; i < n && d > 0; i++ {
-		if p.MaxBackoff > 0 && d >= p.MaxBackoff {
-			break
-		}
-		if d > time.Duration(1<<62)/2 { // doubling would overflow
-			break
-		}
-		d *= 2
-	}
-	if p.MaxBackoff > 0 {
-		d = min(d, p.MaxBackoff)
-	}
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return retry.Wait(p.BackoffBase, p.MaxBackoff, n)
 }
 
 // RetryAfter reads a Retry-After header value: delay seconds or an HTTP date.

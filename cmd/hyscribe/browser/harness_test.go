@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 )
 
 // chromium finds the browser: HYSCRIBE_TEST_CHROMIUM (set by `make test`,
@@ -145,26 +146,7 @@ func startService(t *testing.T, vars map[string]string) *service {
 		defaults[k] = v
 	}
 	getenv := func(k string) string { return defaults[k] }
-	cfg, err := cli.LoadConfig(getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.Create(filepath.Join(t.TempDir(), "service.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = svc.Stop()
-		logs.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logs.Name())
-			t.Logf("service log:\n%s", clip(string(b), 6000))
-		}
-	})
+	svc := servicetest.Start(t, getenv, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
 	return &service{svc: svc, base: "http://" + svc.HTTPAddr(), getenv: getenv}
 }
 
@@ -233,13 +215,7 @@ func (h *hook) got() []hookRequest {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servicetest.Eventually(t, what, d, func() (bool, string) { return cond(), "" })
 }
 
 type runtimeEvaluateParams = runtime.EvaluateParams

@@ -24,36 +24,14 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
 // startService runs cli.Start in this process with vars, stopped when t ends.
 func startService(t *testing.T, vars map[string]string, roles cli.Role, stages []string) *cli.Service {
 	t.Helper()
-	cfg, err := cli.LoadConfig(env(vars))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.Create(filepath.Join(t.TempDir(), "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := cli.Start(context.Background(), cfg, roles, stages, logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		svc.Stop()
-		logs.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logs.Name())
-			if len(b) > 6000 {
-				b = b[len(b)-6000:]
-			}
-			t.Logf("--- service log (tail) ---\n%s", b)
-		}
-	})
-	return svc
+	return servicetest.Start(t, env(vars), roles, stages)
 }
 
 // createAndUpload makes a job of the given type and PUTs audio to it.

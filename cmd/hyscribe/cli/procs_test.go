@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 )
 
 // The hyscribe binary, built once per test run for the tests that start
@@ -161,15 +163,5 @@ func startAPI(t *testing.T, name string, vars map[string]string) (*proc, string)
 // waitFor polls cond until it holds or within passes.
 func waitFor(t *testing.T, what string, within time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s (%s)", what, within, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servicetest.Eventually(t, what, within, cond)
 }

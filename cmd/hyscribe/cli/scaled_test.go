@@ -148,6 +148,32 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 		wg.Wait()
 	}
 
+	// The consumer groups of the stages a worker runs here (analytics needs
+	// ClickHouse and uploads S3: neither is configured).
+	stageGroups := []string{"hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich", "hyscribe-notify", "hyscribe-analyze"}
+	adm := kadmClient(t, cluster.Addrs())
+	// The premise of the kill: worker-1 holds partitions of every stage
+	// group, so killing it takes work away from a stage mid-pipeline.
+	waitFor(t, "both workers to share every stage group", 60*time.Second, func() (bool, string) {
+		groups, err := adm.DescribeGroups(context.Background(), stageGroups...)
+		if err != nil {
+			return false, err.Error()
+		}
+		var problems []string
+		for name, g := range groups {
+			if g.Err != nil || len(g.Members) != 2 {
+				problems = append(problems, fmt.Sprintf("%s: %d members %v", name, len(g.Members), g.Err))
+				continue
+			}
+			for _, m := range g.Members {
+				if a, ok := m.Assigned.AsConsumer(); !ok || len(a.Topics) == 0 {
+					problems = append(problems, fmt.Sprintf("%s: member %s holds nothing", name, m.ClientID))
+				}
+			}
+		}
+		return len(problems) == 0 && len(groups) == len(stageGroups), strings.Join(problems, "; ")
+	})
+
 	const jobs = 200
 	start := time.Now()
 	submit(0, jobs/2)
@@ -160,11 +186,12 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 		st := count(ids)
 		return st[domain.StatusTranscribed] >= 10, fmt.Sprint(st)
 	})
-	before := count(ids)
 	victim.kill()
-	t.Logf("killed worker-1 after %s with %v", time.Since(start).Round(time.Millisecond), before)
-	if before[domain.StatusTranscribed] == jobs/2 {
-		t.Logf("note: every job of the first half was already done at the kill")
+	// Counted after the kill: a job unfinished now was unfinished at it.
+	atKill := count(ids)
+	t.Logf("killed worker-1 after %s with %v", time.Since(start).Round(time.Millisecond), atKill)
+	if atKill[domain.StatusTranscribed] >= jobs/2 {
+		t.Fatalf("premise: the kill came after every job of the first half was done (%v): nothing was mid-pipeline", atKill)
 	}
 	submit(jobs/2, jobs)
 	if t.Failed() {
@@ -179,10 +206,6 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 	// The survivor owns every partition of every stage group (the groups'
 	// session timeouts end at about the same moment; wait a little for the
 	// last one).
-	adm := kadmClient(t, cluster.Addrs())
-	// The consumer groups of the stages a worker runs here (analytics needs
-	// ClickHouse and uploads S3: neither is configured).
-	stageGroups := []string{"hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich", "hyscribe-notify", "hyscribe-analyze"}
 	waitFor(t, "the survivor to hold every partition", 15*time.Second, func() (bool, string) {
 		groups, err := adm.DescribeGroups(context.Background(), stageGroups...)
 		if err != nil {
