@@ -17,36 +17,59 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/smtp/smtptest"
 )
 
-// axeSource is axe-core's script from the npm cache of the integrators'
+// axeScript is axe-core's script from the npm cache of the integrators'
 // tests (HYSCRIBE_TEST_NPM, which .ci/deps.sh fills; set, a missing
-// axe-core fails the test), or the test is skipped.
-func axeSource(t *testing.T) string {
+// axe-core fails the test); false when HYSCRIBE_TEST_NPM is not set.
+func axeScript(t *testing.T) (string, bool) {
 	t.Helper()
 	dir := os.Getenv("HYSCRIBE_TEST_NPM")
 	if dir == "" {
-		t.Skip("HYSCRIBE_TEST_NPM is not set (make test sets it)")
+		return "", false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		t.Fatalf("axe-core in HYSCRIBE_TEST_NPM=%s: %v (.ci/deps.sh installs it)", dir, err)
 	}
-	return string(b)
+	return string(b), true
 }
 
-// axeViolations runs axe-core (WCAG 2 A and AA rules) on the page b shows
-// and returns each violation as "rule: target".
-func axeViolations(t *testing.T, b context.Context, axe string) []string {
+// axeSource is axeScript, or the test is skipped.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	src, ok := axeScript(t)
+	if !ok {
+		t.Skip("HYSCRIBE_TEST_NPM is not set (make test sets it)")
+	}
+	return src
+}
+
+// The rule sets the browser tests run: WCAG 2 A and AA (issue 27's pages),
+// and every rule (the QA pages).
+const (
+	axeWCAG     = `{runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}`
+	axeAllRules = `{resultTypes: ["violations"]}`
+)
+
+// axeRun runs axe-core with options (a JavaScript object) on the page b
+// shows and returns each violation as "rule: target".
+func axeRun(t *testing.T, b context.Context, axe, options string) []string {
 	t.Helper()
 	var out []string
 	run(t, b, "axe-core",
-		chromedp.Evaluate(axe, nil),
-		chromedp.Evaluate(`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(function(r){
+		chromedp.Evaluate(axe+";true", nil),
+		chromedp.Evaluate(`axe.run(document, `+options+`).then(function(r){
 			var out = [];
 			r.violations.forEach(function(v){ v.nodes.forEach(function(n){ out.push(v.id + ": " + n.target.join(" ")); }); });
 			return out;
 		})`, &out, awaitPromise),
 	)
 	return out
+}
+
+// axeViolations runs axe-core's WCAG 2 A and AA rules on the page b shows.
+func axeViolations(t *testing.T, b context.Context, axe string) []string {
+	t.Helper()
+	return axeRun(t, b, axe, axeWCAG)
 }
 
 // TestNoAxeViolationsOnIssue27Pages runs axe-core on every page issue 27

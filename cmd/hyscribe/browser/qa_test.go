@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,28 +25,15 @@ var (
 	customerLines = []string{"Ուզում եմ պատվեր տալ։", "Շնորհակալություն, ցտեսություն։"}
 )
 
-// qaAxeViolations runs every axe-core rule (HYSCRIBE_TEST_NPM, installed by
-// .ci/deps.sh) on the page and returns its violations, false when axe is
-// not installed here (the caller then skips the check with a note);
-// axeViolations in axe_test.go runs the WCAG 2.1 A/AA tags only.
+// qaAxeViolations runs every axe-core rule on the page b shows; false when
+// axe is not installed here (the caller then skips the check with a note).
 func qaAxeViolations(t *testing.T, b context.Context) ([]string, bool) {
 	t.Helper()
-	dir := os.Getenv("HYSCRIBE_TEST_NPM")
-	if dir == "" {
+	src, ok := axeScript(t)
+	if !ok {
 		return nil, false
 	}
-	src, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("axe-core is not installed in HYSCRIBE_TEST_NPM (.ci/deps.sh installs it): %v", err)
-	}
-	var out []string
-	run(t, b, "axe-core",
-		chromedp.Evaluate(string(src)+";true", nil),
-		chromedp.Evaluate(`axe.run(document, {resultTypes: ["violations"]}).then(function (r) {
-			return r.violations.map(function (v) { return v.id + " (" + v.impact + "): " + v.nodes.slice(0, 3).map(function (n) { return n.target.join(" "); }).join(", "); });
-		})`, &out, awaitPromise),
-	)
-	return out, true
+	return axeRun(t, b, src, axeAllRules), true
 }
 
 // TestQAInABrowser checks, in Chromium, what a call centre's QA team needs
