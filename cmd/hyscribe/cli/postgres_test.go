@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -165,17 +166,7 @@ func TestSplitProcessesOnPostgres(t *testing.T) {
 	}
 	defer logs.Close()
 	start := func(vars map[string]string, roles cli.Role, stages []string) *cli.Service {
-		t.Helper()
-		cfg, err := cli.LoadConfig(env(vars))
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc, err := cli.Start(context.Background(), cfg, roles, stages, logs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { svc.Stop() })
-		return svc
+		return startLoggingTo(t, logs, vars, roles, stages)
 	}
 	api := start(maps.Clone(vars), cli.RoleAPI, nil)
 	workerVars := maps.Clone(vars)
@@ -232,4 +223,21 @@ func TestSplitProcessesOnPostgres(t *testing.T) {
 			t.Fatalf("receiver got %d transcript_ready for %s, want 1 (all: %v)", hook.got[id], id, hook.got)
 		}
 	}
+}
+
+// startLoggingTo starts the roles and stages the environment vars
+// configures in this process, logging to logs (shared by the processes of
+// one test, which read it); the service is stopped when t ends.
+func startLoggingTo(t *testing.T, logs io.Writer, vars map[string]string, roles cli.Role, stages []string) *cli.Service {
+	t.Helper()
+	cfg, err := cli.LoadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := cli.Start(context.Background(), cfg, roles, stages, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Stop() })
+	return svc
 }

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -87,17 +86,7 @@ func TestWorkersShareTheEnginesSlots(t *testing.T) {
 			"HYSCRIBE_KAFKA_SESSION_TIMEOUT": "6s",
 		}
 		start := func(vars map[string]string, roles cli.Role, stages []string) *cli.Service {
-			t.Helper()
-			cfg, err := cli.LoadConfig(env(vars))
-			if err != nil {
-				t.Fatal(err)
-			}
-			svc, err := cli.Start(context.Background(), cfg, roles, stages, logs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { svc.Stop() })
-			return svc
+			return startLoggingTo(t, logs, vars, roles, stages)
 		}
 		acct := runCLI(t, env(vars), "account", "create", "--name", "slots", "--plan", "business", "--seconds", "3600")
 		key := acct["apiKey"].(string)
