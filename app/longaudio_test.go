@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +26,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/mp3/mp3test"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/heaptest"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -205,7 +205,7 @@ func TestTwoHourRecordingIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	w.put(res.DocID, fmt.Sprintf("MP3 %.3f 1", long.Seconds()))
 
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := heaptest.SamplePeak(&peak)
 	start := time.Now()
 	w.drain()
 	stop()
@@ -266,7 +266,7 @@ func TestLongStereoCallIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	w.put(res.DocID, fmt.Sprintf("MP3 %.3f 2", call.Seconds()))
 
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := heaptest.SamplePeak(&peak)
 	start := time.Now()
 	w.drain()
 	stop()
@@ -302,29 +302,6 @@ func TestLongStereoCallIsChunkedUnderTheEnginesLimit(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
-}
-
-// sampleHeap records the largest heap in use until stop is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
 }
 
 // The stitching stays exact at the sizes the service now cuts (issue 28):

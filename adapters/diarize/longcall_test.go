@@ -4,10 +4,10 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/hyscribe/hyscribe/internal/heaptest"
 )
 
 // BenchmarkDiarize30MinuteCall diarizes a 30-minute two-speaker call (the
@@ -22,7 +22,7 @@ func BenchmarkDiarize30MinuteCall(b *testing.B) {
 	call = nil
 	runtime.GC()
 	var peak atomic.Uint64
-	stop := sampleHeapPeak(&peak)
+	stop := heaptest.SamplePeak(&peak)
 	b.ResetTimer()
 	for range b.N {
 		turns, err := New().Diarize(context.Background(), path)
@@ -34,27 +34,4 @@ func BenchmarkDiarize30MinuteCall(b *testing.B) {
 	stop()
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/(seconds/60), "s/audio-min")
 	b.ReportMetric(float64(peak.Load())/1e6, "MB-peak-heap")
-}
-
-// sampleHeapPeak records the largest HeapInuse seen every 20 ms until stop.
-func sampleHeapPeak(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
 }
