@@ -93,14 +93,18 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("the receiver got %d test events after a send and a reload, want 1", n)
 	}
-	var hidden bool
+	// #secret-mask is on the page before Hide too, so wait for the page
+	// Hide loads: the one without the secret (run fails the test if it
+	// never comes).
+	var masked bool
 	run(t, b, "hide the secret",
 		chromedp.Click("#hide-secret", chromedp.ByID),
+		chromedp.Poll(`document.getElementById("new-secret") === null`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.WaitVisible("#secret-mask", chromedp.ByID),
-		chromedp.Evaluate(`document.getElementById("new-secret") === null`, &hidden),
+		chromedp.Evaluate(`document.getElementById("secret-mask").textContent.length > 0`, &masked),
 	)
-	if !hidden {
-		t.Fatal("the secret is still shown after Hide")
+	if !masked {
+		t.Fatal("after Hide the page shows no masked secret")
 	}
 
 	// The transcript's and the one-time link's copy buttons confirm too.
