@@ -89,8 +89,18 @@ func TestVersion(t *testing.T) {
 // the commit itself (GOFLAGS=-buildvcs=false turns that off).
 func TestVersionNamesTheCommit(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
+	// The flags are the Makefile's own (make -n prints its build line),
+	// so a build target that stopped stamping the version fails here.
+	dry, err := exec.Command("make", "-s", "-n", "-C", "../../..", "build", "VERSION=v9.8.7", "COMMIT="+rev).Output()
+	if err != nil {
+		t.Fatalf("make -n build: %v", err)
+	}
+	m := regexp.MustCompile(`-ldflags="([^"]*)"`).FindSubmatch(dry)
+	if m == nil {
+		t.Fatalf("make build passes no -ldflags: %s", dry)
+	}
 	bin := filepath.Join(t.TempDir(), "hyscribe")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.version=v9.8.7 -X github.com/hyscribe/hyscribe/cmd/hyscribe/cli.commit="+rev, "-o", bin, "github.com/hyscribe/hyscribe/cmd/hyscribe")
+	build := exec.Command("go", "build", "-ldflags", string(m[1]), "-o", bin, "github.com/hyscribe/hyscribe/cmd/hyscribe")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
