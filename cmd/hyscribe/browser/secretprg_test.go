@@ -61,7 +61,8 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 		chromedp.Reload(),
 		chromedp.WaitVisible("#new-secret", chromedp.ByID),
 		chromedp.Click(`header a[lang="en"]`, chromedp.ByQuery),
-		chromedp.WaitVisible("#new-secret", chromedp.ByID),
+		// The Armenian page has #new-secret too: wait for the English one.
+		chromedp.WaitVisible(`html[lang="en"] #new-secret`, chromedp.ByQuery),
 		chromedp.Text("#new-secret", &again, chromedp.ByID),
 		chromedp.Text("#copy-secret", &label, chromedp.ByID),
 		chromedp.Evaluate(`navigator.clipboard.writeText = (t) => { window.__copied = t; return Promise.resolve(); }; true`, nil),
@@ -117,7 +118,8 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 		chromedp.Text("#copy-link", &label, chromedp.ByID),
 		chromedp.Evaluate(`navigator.clipboard.writeText = (t) => { window.__copied = t; return Promise.resolve(); }; true`, nil),
 		chromedp.Click("#copy-link", chromedp.ByID),
-		chromedp.Sleep(time.Second), chromedp.Text("#copy-link", &copied, chromedp.ByID),
+		chromedp.Poll(`document.getElementById("copy-link").textContent.indexOf("✓") === 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Text("#copy-link", &copied, chromedp.ByID),
 	)
 	if label != "Պատճենել հղումը" || copied != "✓ Պատճենված է" { // both4 left the page in Armenian
 		t.Errorf("the one-time link's copy button says %q, then %q", label, copied)
