@@ -160,7 +160,9 @@ func TestEmailAndFirstHourInABrowser(t *testing.T) {
 		run(t, anon, "forgot "+email,
 			chromedp.Navigate(s.base+"/app/signin"),
 			chromedp.Click("#forgot-link", chromedp.ByID),
-			chromedp.WaitVisible("#email", chromedp.ByID),
+			// The sign-in page has an #email too: wait for the form of
+			// the page the link opens.
+			chromedp.WaitVisible("#forgot-submit", chromedp.ByID),
 			chromedp.SendKeys("#email", email, chromedp.ByID),
 			chromedp.Click("#forgot-submit", chromedp.ByID),
 			chromedp.WaitVisible("#forgot-sent", chromedp.ByID),

@@ -61,7 +61,8 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 		chromedp.Reload(),
 		chromedp.WaitVisible("#new-secret", chromedp.ByID),
 		chromedp.Click(`header a[lang="en"]`, chromedp.ByQuery),
-		chromedp.WaitVisible("#new-secret", chromedp.ByID),
+		// The Armenian page has #new-secret too: wait for the English one.
+		chromedp.WaitVisible(`html[lang="en"] #new-secret`, chromedp.ByQuery),
 		chromedp.Text("#new-secret", &again, chromedp.ByID),
 		chromedp.Text("#copy-secret", &label, chromedp.ByID),
 		chromedp.Evaluate(`navigator.clipboard.writeText = (t) => { window.__copied = t; return Promise.resolve(); }; true`, nil),
@@ -95,11 +96,12 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 	}
 	// #secret-mask is on the page before Hide too, so wait for the page
 	// Hide loads: the one without the secret (run fails the test if it
-	// never comes).
+	// never comes). A query waits across the form's post and redirect; a
+	// chromedp.Poll would start in the old page and fail when it goes.
 	var masked bool
 	run(t, b, "hide the secret",
 		chromedp.Click("#hide-secret", chromedp.ByID),
-		chromedp.Poll(`document.getElementById("new-secret") === null`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.WaitNotPresent("#new-secret", chromedp.ByID),
 		chromedp.WaitVisible("#secret-mask", chromedp.ByID),
 		chromedp.Evaluate(`document.getElementById("secret-mask").textContent.length > 0`, &masked),
 	)
@@ -116,7 +118,8 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 		chromedp.Text("#copy-link", &label, chromedp.ByID),
 		chromedp.Evaluate(`navigator.clipboard.writeText = (t) => { window.__copied = t; return Promise.resolve(); }; true`, nil),
 		chromedp.Click("#copy-link", chromedp.ByID),
-		chromedp.Sleep(time.Second), chromedp.Text("#copy-link", &copied, chromedp.ByID),
+		chromedp.Poll(`document.getElementById("copy-link").textContent.indexOf("✓") === 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Text("#copy-link", &copied, chromedp.ByID),
 	)
 	if label != "Պատճենել հղումը" || copied != "✓ Պատճենված է" { // both4 left the page in Armenian
 		t.Errorf("the one-time link's copy button says %q, then %q", label, copied)

@@ -323,7 +323,8 @@ func TestWalkFixesInABrowser(t *testing.T) {
 
 	// English: speaker labels, times with their zone, the analytics page
 	// without internal names.
-	run(t, b, "english", chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible("#transcript", chromedp.ByID))
+	// The Armenian page has #transcript too: wait for the English one.
+	run(t, b, "english", chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible(`html[lang="en"] #transcript`, chromedp.ByQuery))
 	var speaker, details, evidence string
 	run(t, b, "english labels", chromedp.Text("#transcript .speaker", &speaker, chromedp.ByQuery), chromedp.Text("#h-details + dl", &details, chromedp.ByQuery),
 		chromedp.Text("#analysis", &evidence, chromedp.ByID))

@@ -258,7 +258,8 @@ func TestWebApplicationInABrowser(t *testing.T) {
 	}
 
 	// The English interface, and a phone-sized screen.
-	run(t, b, "switch to English", chromedp.Navigate(s.base+"/app/recordings/"+docID), chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible("#transcript", chromedp.ByID))
+	// The Armenian page has #transcript too: wait for the English one.
+	run(t, b, "switch to English", chromedp.Navigate(s.base+"/app/recordings/"+docID), chromedp.Click(`a[lang="en"]`, chromedp.ByQuery), chromedp.WaitVisible(`html[lang="en"] #transcript`, chromedp.ByQuery))
 	var h2 string
 	run(t, b, "english text", chromedp.Text("#h-transcript", &h2, chromedp.ByID))
 	if h2 != "Transcript" {
