@@ -158,7 +158,7 @@ func (s *Store) updateJobs(ctx context.Context, group []*jobUpdateReq) (results 
 				return err
 			}
 			l.account = ar.Account()
-			jobs[l.scan.Head().ID] = l
+			jobs[l.scan.ID()] = l
 		}
 		return rows.Err()
 	})
