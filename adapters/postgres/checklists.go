@@ -94,22 +94,10 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 
 // ListChecklists returns the latest version of each of the account's checklists.
 func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (id) `+strings.Join(sqlstore.ChecklistCols, ", ")+`
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanChecklist, `SELECT DISTINCT ON (id) `+strings.Join(sqlstore.ChecklistCols, ", ")+`
 		FROM checklists WHERE account_id = $1 ORDER BY id, version DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Checklist{}
-	for rows.Next() {
-		c, err := toDomainChecklist(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.ListChecklists: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
+		return nil, fmt.Errorf("postgres.ListChecklists: %w", err)
 	}
 	return out, nil
 }

@@ -92,21 +92,9 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 
 // ListChecklists returns the latest version of each of the account's checklists.
 func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
-	rows, err := s.db.QueryContext(ctx, checklistSelect+` AS c WHERE account_id = ?
+	out, err := queryAll(ctx, s.db, sqlstore.ScanChecklist, checklistSelect+` AS c WHERE account_id = ?
 		AND version = (SELECT MAX(version) FROM checklists WHERE id = c.id) ORDER BY id`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListChecklists: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Checklist{}
-	for rows.Next() {
-		c, err := toDomainChecklist(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
 	}
 	return out, nil

@@ -133,3 +133,34 @@ func (r Reads) RecognizedPieces(ctx context.Context, id domain.DocID) (map[strin
 	}
 	return PieceMap(rows), nil
 }
+
+// GetAnalysis returns an analysis by ID.
+func (r Reads) GetAnalysis(ctx context.Context, id string) (domain.Analysis, error) {
+	a, err := ScanAnalysis(r.db.QueryRow(ctx, r.stmt.Analysis.Select+" WHERE id = "+r.d.Param(1), id))
+	if err != nil {
+		return domain.Analysis{}, r.fail("GetAnalysis", fmt.Errorf("%s: %w", id, r.translate(err)))
+	}
+	return a, nil
+}
+
+// AnalysisByDoc returns the job's analysis.
+func (r Reads) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error) {
+	a, err := ScanAnalysis(r.db.QueryRow(ctx, r.stmt.Analysis.Select+" WHERE doc_id = "+r.d.Param(1), string(doc)))
+	if err != nil {
+		return domain.Analysis{}, r.fail("AnalysisByDoc", fmt.Errorf("%s: %w", doc, r.translate(err)))
+	}
+	return a, nil
+}
+
+// ListAnalyses returns the account's analyses of the checklist (every
+// version) created in [from, to), oldest first (ties by ID).
+func (r Reads) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+	p := r.d.Param
+	out, err := QueryAll(ctx, r.db, ScanAnalysis, r.stmt.Analysis.Select+" WHERE account_id = "+p(1)+" AND checklist_id = "+p(2)+
+		" AND created_at >= "+p(3)+" AND created_at < "+p(4)+" ORDER BY created_at, id",
+		string(account), checklistID, ToMs(from), ToMs(to))
+	if err != nil {
+		return nil, r.fail("ListAnalyses", r.translate(err))
+	}
+	return out, nil
+}

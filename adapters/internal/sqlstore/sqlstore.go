@@ -143,16 +143,17 @@ func (d Dialect) Jobs() TableSQL {
 
 // Statements are all the statements the stores share, in one dialect.
 type Statements struct {
-	Account, Job, User TableSQL
-	Deletion           DeletionSQL
-	Team               TeamSQL
-	Pieces             PiecesSQL
+	Account, Analysis, Job, User TableSQL
+	Deletion                     DeletionSQL
+	Team                         TeamSQL
+	Pieces                       PiecesSQL
 }
 
 // Statements is the shared statements in d.
 func (d Dialect) Statements() Statements {
 	return Statements{
 		Account:  d.Table("accounts", AccountCols),
+		Analysis: d.Table("analyses", AnalysisCols),
 		Job:      d.Jobs(),
 		User:     d.Table("users", UserCols),
 		Deletion: d.Deletion(),
