@@ -42,27 +42,6 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 	return nil
 }
 
-// GetChecklist returns the latest version of the account's checklist; one
-// of another account is domain.ErrNotFound, exactly like a missing one.
-func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2
-		ORDER BY version DESC LIMIT 1`, id, string(account)))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklist: checklist %s: %w", id, err)
-	}
-	return c, nil
-}
-
-// GetChecklistVersion returns one version of the account's checklist.
-func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2 AND version = $3`,
-		id, string(account), version))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
-	}
-	return c, nil
-}
-
 // AddChecklistVersion saves c as the next version of an existing checklist:
 // c.Version must be the latest plus one, so of two racing edits one wins and
 // the other is domain.ErrConflict (the primary key settles a tie).

@@ -47,27 +47,6 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 	return nil
 }
 
-// GetChecklist returns the latest version of the account's checklist; one
-// of another account is domain.ErrNotFound, exactly like a missing one.
-func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ?
-		ORDER BY version DESC LIMIT 1`, id, string(account)))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklist: checklist %s: %w", id, err)
-	}
-	return c, nil
-}
-
-// GetChecklistVersion returns one version of the account's checklist.
-func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ? AND version = ?`,
-		id, string(account), version))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
-	}
-	return c, nil
-}
-
 // AddChecklistVersion saves c as the next version of an existing checklist.
 func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {

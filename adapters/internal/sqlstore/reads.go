@@ -164,3 +164,37 @@ func (r Reads) ListAnalyses(ctx context.Context, account domain.AccountID, check
 	}
 	return out, nil
 }
+
+// GetChecklist returns the latest version of the account's checklist; one
+// of another account is domain.ErrNotFound, exactly like a missing one.
+func (r Reads) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
+	c, err := ScanChecklist(r.db.QueryRow(ctx, Select("checklists", ChecklistCols)+" WHERE id = "+r.d.Param(1)+
+		" AND account_id = "+r.d.Param(2)+" ORDER BY version DESC LIMIT 1", id, string(account)))
+	if err != nil {
+		return domain.Checklist{}, r.fail("GetChecklist", fmt.Errorf("checklist %s: %w", id, r.translate(err)))
+	}
+	return c, nil
+}
+
+// GetChecklistVersion returns one version of the account's checklist.
+func (r Reads) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+	c, err := ScanChecklist(r.db.QueryRow(ctx, Select("checklists", ChecklistCols)+" WHERE id = "+r.d.Param(1)+
+		" AND account_id = "+r.d.Param(2)+" AND version = "+r.d.Param(3), id, string(account), version))
+	if err != nil {
+		return domain.Checklist{}, r.fail("GetChecklistVersion", fmt.Errorf("checklist %s v%d: %w", id, version, r.translate(err)))
+	}
+	return c, nil
+}
+
+// GetSession returns the session with that ID, expired or not.
+func (r Reads) GetSession(ctx context.Context, id string) (domain.Session, error) {
+	var sess domain.Session
+	var created, expires int64
+	err := r.db.QueryRow(ctx, "SELECT id, user_id, account_id, csrf, created_at, expires_at FROM sessions WHERE id = "+r.d.Param(1), id).
+		Scan(&sess.ID, &sess.UserID, &sess.AccountID, &sess.CSRF, &created, &expires)
+	if err != nil {
+		return domain.Session{}, r.fail("GetSession", r.translate(err))
+	}
+	sess.CreatedAt, sess.ExpiresAt = FromMs(created), FromMs(expires)
+	return sess, nil
+}
