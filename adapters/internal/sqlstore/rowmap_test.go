@@ -127,7 +127,7 @@ func TestAbsentValuesAreNull(t *testing.T) {
 	for _, payload := range [][]byte{nil, {}} {
 		d := domain.Delivery{ID: "d", CreatedAt: at, Payload: payload}
 		vals := DeliveryRow(d)
-		if p := vals[6].(*[]byte); (p == nil) != (payload == nil) {
+		if p := vals[6].([]byte); (p == nil) != (payload == nil) {
 			t.Errorf("payload %#v written as %#v", payload, p)
 		}
 		if got, err := ScanDelivery(written(vals)); err != nil || !reflect.DeepEqual(got, d) {

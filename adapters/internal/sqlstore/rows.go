@@ -382,21 +382,22 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 
 // Deliveries.
 
-// deliveryRow is a delivery as stored (see jobRow); no payload is NULL.
+// deliveryRow is a delivery as stored (see jobRow); no payload (nil) is
+// NULL, as both drivers bind a nil []byte.
 type deliveryRow struct {
-	ID          string  `db:"id"`
-	EventID     string  `db:"event_id"`
-	DocID       string  `db:"doc_id"`
-	AccountID   string  `db:"account_id"`
-	EventType   string  `db:"event_type"`
-	URL         string  `db:"url"`
-	Payload     *[]byte `db:"payload"`
-	Status      string  `db:"status"`
-	HTTPStatus  int     `db:"http_status"`
-	LatencyMs   int64   `db:"latency_ms"`
-	Error       string  `db:"error"`
-	CreatedAt   int64   `db:"created_at"`
-	AttemptedAt *int64  `db:"attempted_at"`
+	ID          string `db:"id"`
+	EventID     string `db:"event_id"`
+	DocID       string `db:"doc_id"`
+	AccountID   string `db:"account_id"`
+	EventType   string `db:"event_type"`
+	URL         string `db:"url"`
+	Payload     []byte `db:"payload"`
+	Status      string `db:"status"`
+	HTTPStatus  int    `db:"http_status"`
+	LatencyMs   int64  `db:"latency_ms"`
+	Error       string `db:"error"`
+	CreatedAt   int64  `db:"created_at"`
+	AttemptedAt *int64 `db:"attempted_at"`
 }
 
 // DeliveryCols are a delivery's columns (deliveryRow's).
@@ -404,24 +405,16 @@ var DeliveryCols = Columns[deliveryRow]()
 
 // toDeliveryRow is d as stored.
 func toDeliveryRow(d domain.Delivery) deliveryRow {
-	r := deliveryRow{ID: d.ID, EventID: d.EventID, DocID: string(d.DocID), AccountID: string(d.AccountID),
-		EventType: d.EventType, URL: d.URL, Status: d.Status, HTTPStatus: d.HTTPStatus, LatencyMs: d.LatencyMs,
-		Error: d.Error, CreatedAt: ToMs(d.CreatedAt), AttemptedAt: ToNullMs(d.AttemptedAt)}
-	if d.Payload != nil {
-		r.Payload = &d.Payload
-	}
-	return r
+	return deliveryRow{ID: d.ID, EventID: d.EventID, DocID: string(d.DocID), AccountID: string(d.AccountID),
+		EventType: d.EventType, URL: d.URL, Payload: d.Payload, Status: d.Status, HTTPStatus: d.HTTPStatus,
+		LatencyMs: d.LatencyMs, Error: d.Error, CreatedAt: ToMs(d.CreatedAt), AttemptedAt: ToNullMs(d.AttemptedAt)}
 }
 
 // toDomainDelivery is the delivery stored as r.
 func toDomainDelivery(r deliveryRow) domain.Delivery {
-	d := domain.Delivery{ID: r.ID, EventID: r.EventID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
-		EventType: r.EventType, URL: r.URL, Status: r.Status, HTTPStatus: r.HTTPStatus, LatencyMs: r.LatencyMs,
-		Error: r.Error, CreatedAt: FromMs(r.CreatedAt), AttemptedAt: FromNullMs(r.AttemptedAt)}
-	if r.Payload != nil {
-		d.Payload = *r.Payload
-	}
-	return d
+	return domain.Delivery{ID: r.ID, EventID: r.EventID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
+		EventType: r.EventType, URL: r.URL, Payload: r.Payload, Status: r.Status, HTTPStatus: r.HTTPStatus,
+		LatencyMs: r.LatencyMs, Error: r.Error, CreatedAt: FromMs(r.CreatedAt), AttemptedAt: FromNullMs(r.AttemptedAt)}
 }
 
 // DeliveryRow lists d's values in DeliveryCols order.
