@@ -11,14 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The checklist's columns and row mapping are shared with the other store.
-var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
-
-func toDomainChecklist(row pgx.Row) (domain.Checklist, error) {
-	c, err := sqlstore.ScanChecklist(row)
-	return c, translate(err)
-}
-
 // CreateChecklist saves a checklist. domain.ErrConflict if the ID exists in
 // any version or account; domain.ErrNotFound if the account does not exist.
 func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {

@@ -12,11 +12,6 @@ import (
 // The checklist's columns and row mapping are shared with the other store.
 var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
 
-func toDomainChecklist(sc scanner) (domain.Checklist, error) {
-	c, err := sqlstore.ScanChecklist(sc)
-	return c, translate(err)
-}
-
 func insertChecklist(ctx context.Context, tx *sql.Tx, c domain.Checklist) error {
 	row, err := sqlstore.ChecklistRow(c)
 	if err != nil {
