@@ -13,8 +13,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
-
 func toDomainAccount(row pgx.Row) (domain.Account, error) {
 	a, err := sqlstore.ScanAccount(row)
 	return a, translate(err)
@@ -22,7 +20,7 @@ func toDomainAccount(row pgx.Row) (domain.Account, error) {
 
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
-	if _, err := s.pool.Exec(ctx, shared.Account.Insert, toAccountRow(a)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.Account.Insert, sqlstore.AccountRow(a)...); err != nil {
 		return fmt.Errorf("postgres.CreateAccount: %w", translate(err))
 	}
 	return nil

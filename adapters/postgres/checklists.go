@@ -11,14 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The checklist's columns and row mapping are shared with the other store.
-var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
-
-func toDomainChecklist(row pgx.Row) (domain.Checklist, error) {
-	c, err := sqlstore.ScanChecklist(row)
-	return c, translate(err)
-}
-
 // CreateChecklist saves a checklist. domain.ErrConflict if the ID exists in
 // any version or account; domain.ErrNotFound if the account does not exist.
 func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
@@ -40,27 +32,6 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 		return fmt.Errorf("postgres.CreateChecklist: checklist %s: %w", c.ID, domain.ErrConflict)
 	}
 	return nil
-}
-
-// GetChecklist returns the latest version of the account's checklist; one
-// of another account is domain.ErrNotFound, exactly like a missing one.
-func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2
-		ORDER BY version DESC LIMIT 1`, id, string(account)))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklist: checklist %s: %w", id, err)
-	}
-	return c, nil
-}
-
-// GetChecklistVersion returns one version of the account's checklist.
-func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.pool.QueryRow(ctx, checklistSelect+` WHERE id = $1 AND account_id = $2 AND version = $3`,
-		id, string(account), version))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("postgres.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
-	}
-	return c, nil
 }
 
 // AddChecklistVersion saves c as the next version of an existing checklist:
@@ -94,22 +65,10 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 
 // ListChecklists returns the latest version of each of the account's checklists.
 func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (id) `+strings.Join(sqlstore.ChecklistCols, ", ")+`
+	out, err := queryAll(ctx, s.pool, sqlstore.ScanChecklist, `SELECT DISTINCT ON (id) `+strings.Join(sqlstore.ChecklistCols, ", ")+`
 		FROM checklists WHERE account_id = $1 ORDER BY id, version DESC`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Checklist{}
-	for rows.Next() {
-		c, err := toDomainChecklist(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.ListChecklists: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.ListChecklists: %w", translate(err))
+		return nil, fmt.Errorf("postgres.ListChecklists: %w", err)
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		}
 		a.ID = old.AccountID
 		b := &pgx.Batch{}
-		b.Queue(shared.Account.Update, keyLast(toAccountRow(a))...)
+		b.Queue(shared.Account.Update, keyLast(sqlstore.AccountRow(a))...)
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID
 		b.Queue(shared.Deletion.InsertTombstone, sqlstore.TombstoneRow(tomb)...)
 		for _, q := range shared.Deletion.DeleteJob {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -20,7 +21,7 @@ var errKeyHeld = errors.New("idempotency key held")
 // finds the key taken (ON CONFLICT DO NOTHING) and reads the winner's row,
 // so across any number of API processes one request creates the job.
 func (s *Store) CreateJobOnce(ctx context.Context, rec domain.Idempotency, j domain.Job, events []domain.Event) (domain.Idempotency, bool, error) {
-	row, err := toJobRow(j)
+	row, err := sqlstore.JobRow(j)
 	if err != nil {
 		return domain.Idempotency{}, false, fmt.Errorf("postgres.CreateJobOnce: %w", err)
 	}

@@ -78,20 +78,12 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 	for i, d := range docs {
 		ids[i] = string(d)
 	}
-	rows, err := s.pool.Query(ctx, analysisSelect+` WHERE account_id = $1 AND doc_id = ANY($2)`, string(account), ids)
+	list, err := queryAll(ctx, s.pool, sqlstore.ScanAnalysis, shared.Analysis.Select+` WHERE account_id = $1 AND doc_id = ANY($2)`, string(account), ids)
 	if err != nil {
-		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
+		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		a, err := toDomainAnalysis(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
-		}
+	for _, a := range list {
 		out[a.DocID] = a
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres.AnalysesByDocs: %w", translate(err))
 	}
 	return out, nil
 }

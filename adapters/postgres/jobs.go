@@ -32,9 +32,6 @@ var (
 	accountsForUpdate = shared.Account.Select + " WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"
 )
 
-// toJobRow lists j's values in sqlstore.JobWriteCols order.
-func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
-
 func toDomainJob(row pgx.Row) (domain.Job, error) {
 	j, err := sqlstore.ScanJob(row)
 	return j, translate(err)
@@ -44,7 +41,7 @@ func toDomainJob(row pgx.Row) (domain.Job, error) {
 // domain.ErrConflict if the ID exists, domain.ErrNotFound if its account
 // does not.
 func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Event) error {
-	row, err := toJobRow(j)
+	row, err := sqlstore.JobRow(j)
 	if err != nil {
 		return fmt.Errorf("postgres.CreateJob: %w", translate(err))
 	}

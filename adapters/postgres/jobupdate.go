@@ -158,7 +158,7 @@ func (s *Store) updateJobs(ctx context.Context, group []*jobUpdateReq) (results 
 				return err
 			}
 			l.account = ar.Account()
-			jobs[l.scan.Head().ID] = l
+			jobs[l.scan.ID()] = l
 		}
 		return rows.Err()
 	})
@@ -207,7 +207,7 @@ func (s *Store) updateJobs(ctx context.Context, group []*jobUpdateReq) (results 
 	// One round trip: every write and the commit.
 	b = &pgx.Batch{}
 	for _, j := range out.jobOrder {
-		row, err := toJobRow(out.jobs[j])
+		row, err := sqlstore.JobRow(out.jobs[j])
 		if err != nil {
 			return nil, false, err
 		}
@@ -215,7 +215,7 @@ func (s *Store) updateJobs(ctx context.Context, group []*jobUpdateReq) (results 
 	}
 	for id, a := range out.accounts {
 		if a != start[id] {
-			b.Queue(shared.Account.Update, keyLast(toAccountRow(a))...)
+			b.Queue(shared.Account.Update, keyLast(sqlstore.AccountRow(a))...)
 		}
 	}
 	queueEvents(b, out.events)

@@ -131,7 +131,7 @@ func (s *Store) sendPolls(batch []*pollReq) {
 		_, err := pgx.ForEachRow(rows, r.Dest(), func() error {
 			j, err := r.Job()
 			if err != nil {
-				decodeErrs[r.Head().ID] = err
+				decodeErrs[r.ID()] = err
 				return nil
 			}
 			jobs[j.ID] = j

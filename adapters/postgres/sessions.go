@@ -19,19 +19,6 @@ func (s *Store) CreateSession(ctx context.Context, sess domain.Session) error {
 	return nil
 }
 
-// GetSession returns the session with that ID, expired or not.
-func (s *Store) GetSession(ctx context.Context, id string) (domain.Session, error) {
-	var sess domain.Session
-	var created, expires int64
-	err := s.pool.QueryRow(ctx, `SELECT id, user_id, account_id, csrf, created_at, expires_at
-		FROM sessions WHERE id = $1`, id).Scan(&sess.ID, &sess.UserID, &sess.AccountID, &sess.CSRF, &created, &expires)
-	if err != nil {
-		return domain.Session{}, fmt.Errorf("postgres.GetSession: %w", translate(err))
-	}
-	sess.CreatedAt, sess.ExpiresAt = fromMs(created), fromMs(expires)
-	return sess, nil
-}
-
 // DeleteSession removes one session; an absent one is no error.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id); err != nil {

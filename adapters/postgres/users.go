@@ -10,9 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
-func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
-
 // SignUp saves the account and its first user in one transaction: a taken
 // email (or account or user ID) is domain.ErrConflict and saves neither.
 func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User) error {
@@ -21,8 +18,8 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(shared.Account.Insert, toAccountRow(a)...)
-		b.Queue(shared.User.Insert, toUserRow(owner)...)
+		b.Queue(shared.Account.Insert, sqlstore.AccountRow(a)...)
+		b.Queue(shared.User.Insert, sqlstore.UserRow(owner)...)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})
 	if err != nil {
@@ -35,7 +32,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // account is missing, domain.ErrConflict if the ID, email or invitation
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
-	if _, err := s.pool.Exec(ctx, shared.User.Insert, toUserRow(u)...); err != nil {
+	if _, err := s.pool.Exec(ctx, shared.User.Insert, sqlstore.UserRow(u)...); err != nil {
 		return fmt.Errorf("postgres.CreateUser: user %s: %w", u.ID, translate(err))
 	}
 	return nil

@@ -11,8 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-func toAccountRow(a domain.Account) []any { return sqlstore.AccountRow(a) }
-
 func toDomainAccount(sc scanner) (domain.Account, error) {
 	a, err := sqlstore.ScanAccount(sc)
 	return a, translate(err)
@@ -21,7 +19,7 @@ func toDomainAccount(sc scanner) (domain.Account, error) {
 // CreateAccount saves a new account. domain.ErrConflict if the ID exists.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, shared.Account.Insert, toAccountRow(a)...)
+		_, err := tx.ExecContext(ctx, shared.Account.Insert, sqlstore.AccountRow(a)...)
 		return translate(err)
 	})
 	if err != nil {

@@ -12,11 +12,6 @@ import (
 // The checklist's columns and row mapping are shared with the other store.
 var checklistSelect = sqlstore.Select("checklists", sqlstore.ChecklistCols)
 
-func toDomainChecklist(sc scanner) (domain.Checklist, error) {
-	c, err := sqlstore.ScanChecklist(sc)
-	return c, translate(err)
-}
-
 func insertChecklist(ctx context.Context, tx *sql.Tx, c domain.Checklist) error {
 	row, err := sqlstore.ChecklistRow(c)
 	if err != nil {
@@ -47,27 +42,6 @@ func (s *Store) CreateChecklist(ctx context.Context, c domain.Checklist) error {
 	return nil
 }
 
-// GetChecklist returns the latest version of the account's checklist; one
-// of another account is domain.ErrNotFound, exactly like a missing one.
-func (s *Store) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ?
-		ORDER BY version DESC LIMIT 1`, id, string(account)))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklist: checklist %s: %w", id, err)
-	}
-	return c, nil
-}
-
-// GetChecklistVersion returns one version of the account's checklist.
-func (s *Store) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
-	c, err := toDomainChecklist(s.db.QueryRowContext(ctx, checklistSelect+` WHERE id = ? AND account_id = ? AND version = ?`,
-		id, string(account), version))
-	if err != nil {
-		return domain.Checklist{}, fmt.Errorf("sqlite.GetChecklistVersion: checklist %s v%d: %w", id, version, err)
-	}
-	return c, nil
-}
-
 // AddChecklistVersion saves c as the next version of an existing checklist.
 func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -92,21 +66,9 @@ func (s *Store) AddChecklistVersion(ctx context.Context, c domain.Checklist) err
 
 // ListChecklists returns the latest version of each of the account's checklists.
 func (s *Store) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
-	rows, err := s.db.QueryContext(ctx, checklistSelect+` AS c WHERE account_id = ?
+	out, err := queryAll(ctx, s.db, sqlstore.ScanChecklist, checklistSelect+` AS c WHERE account_id = ?
 		AND version = (SELECT MAX(version) FROM checklists WHERE id = c.id) ORDER BY id`, string(account))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.ListChecklists: %w", translate(err))
-	}
-	defer rows.Close()
-	out := []domain.Checklist{}
-	for rows.Next() {
-		c, err := toDomainChecklist(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.ListChecklists: %w", err)
 	}
 	return out, nil

@@ -27,7 +27,7 @@ func (s *Store) DeleteJob(ctx context.Context, id domain.DocID, fn func(*domain.
 			return err
 		}
 		a.ID = old.AccountID
-		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(sqlstore.AccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		tomb.DocID, tomb.AccountID = old.ID, old.AccountID

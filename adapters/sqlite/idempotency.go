@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -14,7 +15,7 @@ import (
 // Write transactions are serialised (BEGIN IMMEDIATE), so the look-up and
 // the insert cannot be interleaved with a racing request's.
 func (s *Store) CreateJobOnce(ctx context.Context, rec domain.Idempotency, j domain.Job, events []domain.Event) (domain.Idempotency, bool, error) {
-	row, err := toJobRow(j)
+	row, err := sqlstore.JobRow(j)
 	if err != nil {
 		return domain.Idempotency{}, false, fmt.Errorf("sqlite.CreateJobOnce: %w", err)
 	}

@@ -89,20 +89,12 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 	for _, d := range docs {
 		args = append(args, string(d))
 	}
-	rows, err := s.db.QueryContext(ctx, analysisSelect+` WHERE account_id = ? AND doc_id IN (`+placeholders(len(docs))+`)`, args...)
+	list, err := queryAll(ctx, s.db, sqlstore.ScanAnalysis, shared.Analysis.Select+` WHERE account_id = ? AND doc_id IN (`+placeholders(len(docs))+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite.AnalysesByDocs: %w", translate(err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		a, err := toDomainAnalysis(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite.AnalysesByDocs: %w", err)
-		}
-		out[a.DocID] = a
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite.AnalysesByDocs: %w", err)
+	}
+	for _, a := range list {
+		out[a.DocID] = a
 	}
 	return out, nil
 }

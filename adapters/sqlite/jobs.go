@@ -13,9 +13,6 @@ import (
 
 var ()
 
-// toJobRow lists j's values in sqlstore.JobWriteCols order.
-func toJobRow(j domain.Job) ([]any, error) { return sqlstore.JobRow(j) }
-
 func toDomainJob(sc scanner) (domain.Job, error) {
 	j, err := sqlstore.ScanJob(sc)
 	return j, translate(err)
@@ -25,7 +22,7 @@ func toDomainJob(sc scanner) (domain.Job, error) {
 // domain.ErrConflict if the ID exists, domain.ErrNotFound if its account
 // does not.
 func (s *Store) CreateJob(ctx context.Context, j domain.Job, events []domain.Event) error {
-	row, err := toJobRow(j)
+	row, err := sqlstore.JobRow(j)
 	if err != nil {
 		return fmt.Errorf("sqlite.CreateJob: %w", err)
 	}
@@ -79,14 +76,14 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 		}
 		// The rows keep their keys whatever fn did to the IDs.
 		j.ID, j.AccountID, a.ID = jobID, acctID, acctID
-		row, err := toJobRow(j)
+		row, err := sqlstore.JobRow(j)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, shared.Job.Update, keyLast(row)...); err != nil {
 			return translate(err)
 		}
-		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(toAccountRow(a))...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Update, keyLast(sqlstore.AccountRow(a))...); err != nil {
 			return translate(err)
 		}
 		wrote = len(events) > 0

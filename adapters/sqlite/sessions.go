@@ -23,19 +23,6 @@ func (s *Store) CreateSession(ctx context.Context, sess domain.Session) error {
 	return nil
 }
 
-// GetSession returns the session with that ID, expired or not.
-func (s *Store) GetSession(ctx context.Context, id string) (domain.Session, error) {
-	var sess domain.Session
-	var created, expires int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, user_id, account_id, csrf, created_at, expires_at
-		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.UserID, &sess.AccountID, &sess.CSRF, &created, &expires)
-	if err != nil {
-		return domain.Session{}, fmt.Errorf("sqlite.GetSession: %w", translate(err))
-	}
-	sess.CreatedAt, sess.ExpiresAt = fromMs(created), fromMs(expires)
-	return sess, nil
-}
-
 // DeleteSession removes one session; an absent one is no error.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -9,9 +9,6 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// toUserRow lists u's values in UserCols order. No invitation expiry is NULL.
-func toUserRow(u domain.User) []any { return sqlstore.UserRow(u) }
-
 // SignUp saves the account and its first user in one transaction: a taken
 // email (or account or user ID) is domain.ErrConflict and saves neither.
 func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User) error {
@@ -19,10 +16,10 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 		return fmt.Errorf("sqlite.SignUp: user %s names account %q, not the new %s", owner.ID, owner.AccountID, a.ID)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, shared.Account.Insert, toAccountRow(a)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.Account.Insert, sqlstore.AccountRow(a)...); err != nil {
 			return fmt.Errorf("account %s: %w", a.ID, translate(err))
 		}
-		if _, err := tx.ExecContext(ctx, shared.User.Insert, toUserRow(owner)...); err != nil {
+		if _, err := tx.ExecContext(ctx, shared.User.Insert, sqlstore.UserRow(owner)...); err != nil {
 			return fmt.Errorf("user %s: %w", owner.ID, translate(err))
 		}
 		return nil
@@ -38,7 +35,7 @@ func (s *Store) SignUp(ctx context.Context, a domain.Account, owner domain.User)
 // hash is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, shared.User.Insert, toUserRow(u)...)
+		_, err := tx.ExecContext(ctx, shared.User.Insert, sqlstore.UserRow(u)...)
 		return translate(err)
 	})
 	if err != nil {

@@ -133,3 +133,68 @@ func (r Reads) RecognizedPieces(ctx context.Context, id domain.DocID) (map[strin
 	}
 	return PieceMap(rows), nil
 }
+
+// GetAnalysis returns an analysis by ID.
+func (r Reads) GetAnalysis(ctx context.Context, id string) (domain.Analysis, error) {
+	a, err := ScanAnalysis(r.db.QueryRow(ctx, r.stmt.Analysis.Select+" WHERE id = "+r.d.Param(1), id))
+	if err != nil {
+		return domain.Analysis{}, r.fail("GetAnalysis", fmt.Errorf("%s: %w", id, r.translate(err)))
+	}
+	return a, nil
+}
+
+// AnalysisByDoc returns the job's analysis.
+func (r Reads) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error) {
+	a, err := ScanAnalysis(r.db.QueryRow(ctx, r.stmt.Analysis.Select+" WHERE doc_id = "+r.d.Param(1), string(doc)))
+	if err != nil {
+		return domain.Analysis{}, r.fail("AnalysisByDoc", fmt.Errorf("%s: %w", doc, r.translate(err)))
+	}
+	return a, nil
+}
+
+// ListAnalyses returns the account's analyses of the checklist (every
+// version) created in [from, to), oldest first (ties by ID).
+func (r Reads) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+	p := r.d.Param
+	out, err := QueryAll(ctx, r.db, ScanAnalysis, r.stmt.Analysis.Select+" WHERE account_id = "+p(1)+" AND checklist_id = "+p(2)+
+		" AND created_at >= "+p(3)+" AND created_at < "+p(4)+" ORDER BY created_at, id",
+		string(account), checklistID, ToMs(from), ToMs(to))
+	if err != nil {
+		return nil, r.fail("ListAnalyses", r.translate(err))
+	}
+	return out, nil
+}
+
+// GetChecklist returns the latest version of the account's checklist; one
+// of another account is domain.ErrNotFound, exactly like a missing one.
+func (r Reads) GetChecklist(ctx context.Context, account domain.AccountID, id string) (domain.Checklist, error) {
+	c, err := ScanChecklist(r.db.QueryRow(ctx, Select("checklists", ChecklistCols)+" WHERE id = "+r.d.Param(1)+
+		" AND account_id = "+r.d.Param(2)+" ORDER BY version DESC LIMIT 1", id, string(account)))
+	if err != nil {
+		return domain.Checklist{}, r.fail("GetChecklist", fmt.Errorf("checklist %s: %w", id, r.translate(err)))
+	}
+	return c, nil
+}
+
+// GetChecklistVersion returns one version of the account's checklist.
+func (r Reads) GetChecklistVersion(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+	c, err := ScanChecklist(r.db.QueryRow(ctx, Select("checklists", ChecklistCols)+" WHERE id = "+r.d.Param(1)+
+		" AND account_id = "+r.d.Param(2)+" AND version = "+r.d.Param(3), id, string(account), version))
+	if err != nil {
+		return domain.Checklist{}, r.fail("GetChecklistVersion", fmt.Errorf("checklist %s v%d: %w", id, version, r.translate(err)))
+	}
+	return c, nil
+}
+
+// GetSession returns the session with that ID, expired or not.
+func (r Reads) GetSession(ctx context.Context, id string) (domain.Session, error) {
+	var sess domain.Session
+	var created, expires int64
+	err := r.db.QueryRow(ctx, "SELECT id, user_id, account_id, csrf, created_at, expires_at FROM sessions WHERE id = "+r.d.Param(1), id).
+		Scan(&sess.ID, &sess.UserID, &sess.AccountID, &sess.CSRF, &created, &expires)
+	if err != nil {
+		return domain.Session{}, r.fail("GetSession", r.translate(err))
+	}
+	sess.CreatedAt, sess.ExpiresAt = FromMs(created), FromMs(expires)
+	return sess, nil
+}

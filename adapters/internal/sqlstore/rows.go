@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,9 +17,11 @@ import (
 
 // jobRow is a job as stored: a field per column, its db tag the column's
 // name, in the order the statements list them. It is the one list of a
-// job's columns: JobCols, JobRow and JobScan.Dest are made from it, so a new
-// column is a field here, its value in JobRow and JobScan.Head (or Job),
-// and the two migrations.
+// job's columns: JobCols, JobRow and JobScan.Dest are made from it. The
+// mapping to and from domain.Job is the pair toJobRow/toDomainJob below,
+// so a new column is a field here, one line in each of the pair, and the
+// two migrations; TestRowMappingsComplete fails when either line is left
+// out.
 type jobRow struct {
 	ID               string  `db:"id"`
 	AccountID        string  `db:"account_id"`
@@ -52,39 +55,53 @@ var JobCols = Columns[jobRow]()
 // search_text, which only the history's search reads.
 var JobWriteCols = append(slices.Clone(JobCols), "search_text")
 
+// toJobRow is j as stored: its JSON values encoded, an absent one NULL.
+func toJobRow(j domain.Job) (jobRow, error) {
+	audio, errA := nullJSON("audio", j.Audio != nil, j.Audio)
+	segments, errS := nullJSON("segments", len(j.Segments) > 0, j.Segments)
+	speakers, errP := nullJSON("speakers", len(j.Speakers) > 0, j.Speakers)
+	if err := errors.Join(errA, errS, errP); err != nil {
+		return jobRow{}, err
+	}
+	return jobRow{
+		ID: string(j.ID), AccountID: string(j.AccountID), Type: string(j.Type), Status: string(j.Status),
+		Metadata: nullRaw(j.Metadata), ChecklistID: j.ChecklistID, CreatedAt: ToMs(j.CreatedAt),
+		UpdatedAt: ToMs(j.UpdatedAt), UploadExpiresAt: ToMs(j.UploadExpiresAt), BlobKey: j.BlobKey,
+		AudioBytes: j.AudioBytes, Audio: audio, ReservedMs: j.ReservedMs, Transcription: j.Transcription,
+		Segments: segments, Title: j.Title, Resolution: j.Resolution, LanguageCode: j.LanguageCode,
+		Error: j.Error, Redrives: j.Redrives, ChecklistVersion: j.ChecklistVersion, Filename: j.Filename,
+		Speakers: speakers,
+	}, nil
+}
+
+// toDomainJob is the job stored as r. A JSON column that cannot be decoded
+// is an error, and is left out of the job returned beside it, which has
+// every other column.
+func toDomainJob(r jobRow) (domain.Job, error) {
+	j := domain.Job{
+		ID: domain.DocID(r.ID), AccountID: domain.AccountID(r.AccountID), Type: domain.JobType(r.Type),
+		Status: domain.Status(r.Status), Metadata: rawOrNil(r.Metadata), ChecklistID: r.ChecklistID,
+		CreatedAt: FromMs(r.CreatedAt), UpdatedAt: FromMs(r.UpdatedAt), UploadExpiresAt: FromMs(r.UploadExpiresAt),
+		BlobKey: r.BlobKey, AudioBytes: r.AudioBytes, ReservedMs: r.ReservedMs, Transcription: r.Transcription,
+		Title: r.Title, Resolution: r.Resolution, LanguageCode: r.LanguageCode, Error: r.Error,
+		Redrives: r.Redrives, ChecklistVersion: r.ChecklistVersion, Filename: r.Filename,
+	}
+	err := errors.Join(
+		decodeJSON("audio", r.Audio, &j.Audio),
+		decodeJSON("segments", r.Segments, &j.Segments),
+		decodeJSON("speakers", r.Speakers, &j.Speakers),
+	)
+	if err != nil {
+		return j, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	return j, nil
+}
+
 // JobRow lists j's values in JobWriteCols order.
 func JobRow(j domain.Job) ([]any, error) {
-	r := jobRow{
-		ID: string(j.ID), AccountID: string(j.AccountID), Type: string(j.Type), Status: string(j.Status),
-		ChecklistID: j.ChecklistID, CreatedAt: ToMs(j.CreatedAt), UpdatedAt: ToMs(j.UpdatedAt),
-		UploadExpiresAt: ToMs(j.UploadExpiresAt), BlobKey: j.BlobKey, AudioBytes: j.AudioBytes,
-		ReservedMs: j.ReservedMs, Transcription: j.Transcription, Title: j.Title, Resolution: j.Resolution,
-		LanguageCode: j.LanguageCode, Error: j.Error, Redrives: j.Redrives,
-		ChecklistVersion: j.ChecklistVersion, Filename: j.Filename,
-	}
-	if j.Metadata != nil {
-		r.Metadata = new(string(j.Metadata))
-	}
-	if j.Audio != nil {
-		b, err := json.Marshal(j.Audio)
-		if err != nil {
-			return nil, fmt.Errorf("encode audio: %w", err)
-		}
-		r.Audio = new(string(b))
-	}
-	if len(j.Segments) > 0 {
-		b, err := json.Marshal(j.Segments)
-		if err != nil {
-			return nil, fmt.Errorf("encode segments: %w", err)
-		}
-		r.Segments = new(string(b))
-	}
-	if len(j.Speakers) > 0 {
-		b, err := json.Marshal(j.Speakers)
-		if err != nil {
-			return nil, fmt.Errorf("encode speakers: %w", err)
-		}
-		r.Speakers = new(string(b))
+	r, err := toJobRow(j)
+	if err != nil {
+		return nil, err
 	}
 	return append(Values(&r), searchText(j)), nil
 }
@@ -96,43 +113,56 @@ type JobScan struct{ r jobRow }
 // Dest lists the scan destinations in JobCols order.
 func (s *JobScan) Dest() []any { return Pointers(&s.r) }
 
-// Head is the scanned job without what needs decoding (metadata, audio,
-// segments, speakers): its IDs, status, times and text.
-func (s *JobScan) Head() domain.Job {
-	r := &s.r
-	return domain.Job{
-		ID: domain.DocID(r.ID), AccountID: domain.AccountID(r.AccountID), Type: domain.JobType(r.Type),
-		Status: domain.Status(r.Status), ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion,
-		CreatedAt: FromMs(r.CreatedAt), UpdatedAt: FromMs(r.UpdatedAt), UploadExpiresAt: FromMs(r.UploadExpiresAt),
-		BlobKey: r.BlobKey, AudioBytes: r.AudioBytes, ReservedMs: r.ReservedMs, Transcription: r.Transcription,
-		Title: r.Title, Resolution: r.Resolution, LanguageCode: r.LanguageCode, Error: r.Error,
-		Redrives: r.Redrives, Filename: r.Filename,
-	}
-}
+// ID is the scanned job's ID, known even when the row does not decode.
+func (s *JobScan) ID() domain.DocID { return domain.DocID(s.r.ID) }
 
 // Job decodes the scanned row.
 func (s *JobScan) Job() (domain.Job, error) {
-	j, r := s.Head(), &s.r
-	if r.Metadata != nil {
-		j.Metadata = json.RawMessage(*r.Metadata)
-	}
-	if r.Audio != nil {
-		j.Audio = new(domain.AudioInfo)
-		if err := json.Unmarshal([]byte(*r.Audio), j.Audio); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode audio: %w", j.ID, err)
-		}
-	}
-	if r.Segments != nil {
-		if err := json.Unmarshal([]byte(*r.Segments), &j.Segments); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode segments: %w", j.ID, err)
-		}
-	}
-	if r.Speakers != nil {
-		if err := json.Unmarshal([]byte(*r.Speakers), &j.Speakers); err != nil {
-			return domain.Job{}, fmt.Errorf("job %s: decode speakers: %w", j.ID, err)
-		}
+	j, err := toDomainJob(s.r)
+	if err != nil {
+		return domain.Job{}, err
 	}
 	return j, nil
+}
+
+// nullJSON is v as JSON text when present, else NULL (nil).
+func nullJSON(col string, present bool, v any) (*string, error) {
+	if !present {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", col, err)
+	}
+	return new(string(b)), nil
+}
+
+// decodeJSON decodes a JSON column into dst, leaving dst as it is when the
+// column is NULL.
+func decodeJSON[T any](col string, v *string, dst *T) error {
+	if v == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(*v), dst); err != nil {
+		return fmt.Errorf("decode %s: %w", col, err)
+	}
+	return nil
+}
+
+// nullRaw is raw JSON as stored, NULL (nil) when there is none.
+func nullRaw(raw json.RawMessage) *string {
+	if raw == nil {
+		return nil
+	}
+	return new(string(raw))
+}
+
+// rawOrNil is a stored raw JSON column.
+func rawOrNil(v *string) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	return json.RawMessage(*v)
 }
 
 // ScanJob reads one job row (JobCols).
@@ -145,18 +175,16 @@ func ScanJob(sc Scanner) (domain.Job, error) {
 }
 
 // ScanStaleJob reads one row of the sweeper's list (JobCols). A row whose
-// JSON cannot be decoded is listed all the same, as its Head: the sweeper
-// then fails to update that job, logs it and goes on, where an error here
-// would stop every sweep at that row (the list is oldest first).
+// JSON cannot be decoded is listed all the same, without that column: the
+// sweeper then fails to update that job, logs it and goes on, where an
+// error here would stop every sweep at that row (the list is oldest first).
 func ScanStaleJob(sc Scanner) (domain.Job, error) {
 	var r JobScan
 	if err := sc.Scan(r.Dest()...); err != nil {
 		return domain.Job{}, err
 	}
-	if j, err := r.Job(); err == nil {
-		return j, nil
-	}
-	return r.Head(), nil
+	j, _ := toDomainJob(r.r)
+	return j, nil
 }
 
 // Listed jobs (the history page).
@@ -354,34 +382,54 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 
 // Deliveries.
 
-// DeliveryCols are a delivery's columns.
-var DeliveryCols = []string{
-	"id", "event_id", "doc_id", "account_id", "event_type", "url", "payload", "status", "http_status",
-	"latency_ms", "error", "created_at", "attempted_at",
+// deliveryRow is a delivery as stored (see jobRow); no payload (nil) is
+// NULL, as both drivers bind a nil []byte.
+type deliveryRow struct {
+	ID          string `db:"id"`
+	EventID     string `db:"event_id"`
+	DocID       string `db:"doc_id"`
+	AccountID   string `db:"account_id"`
+	EventType   string `db:"event_type"`
+	URL         string `db:"url"`
+	Payload     []byte `db:"payload"`
+	Status      string `db:"status"`
+	HTTPStatus  int    `db:"http_status"`
+	LatencyMs   int64  `db:"latency_ms"`
+	Error       string `db:"error"`
+	CreatedAt   int64  `db:"created_at"`
+	AttemptedAt *int64 `db:"attempted_at"`
 }
 
-// DeliveryRow lists d's values in DeliveryCols order; no payload is NULL.
+// DeliveryCols are a delivery's columns (deliveryRow's).
+var DeliveryCols = Columns[deliveryRow]()
+
+// toDeliveryRow is d as stored.
+func toDeliveryRow(d domain.Delivery) deliveryRow {
+	return deliveryRow{ID: d.ID, EventID: d.EventID, DocID: string(d.DocID), AccountID: string(d.AccountID),
+		EventType: d.EventType, URL: d.URL, Payload: d.Payload, Status: d.Status, HTTPStatus: d.HTTPStatus,
+		LatencyMs: d.LatencyMs, Error: d.Error, CreatedAt: ToMs(d.CreatedAt), AttemptedAt: ToNullMs(d.AttemptedAt)}
+}
+
+// toDomainDelivery is the delivery stored as r.
+func toDomainDelivery(r deliveryRow) domain.Delivery {
+	return domain.Delivery{ID: r.ID, EventID: r.EventID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
+		EventType: r.EventType, URL: r.URL, Payload: r.Payload, Status: r.Status, HTTPStatus: r.HTTPStatus,
+		LatencyMs: r.LatencyMs, Error: r.Error, CreatedAt: FromMs(r.CreatedAt), AttemptedAt: FromNullMs(r.AttemptedAt)}
+}
+
+// DeliveryRow lists d's values in DeliveryCols order.
 func DeliveryRow(d domain.Delivery) []any {
-	var payload any
-	if d.Payload != nil {
-		payload = d.Payload
-	}
-	return []any{d.ID, d.EventID, string(d.DocID), string(d.AccountID), d.EventType, d.URL, payload,
-		d.Status, d.HTTPStatus, d.LatencyMs, d.Error, ToMs(d.CreatedAt), ToNullMs(d.AttemptedAt)}
+	r := toDeliveryRow(d)
+	return Values(&r)
 }
 
 // ScanDelivery reads one delivery row (DeliveryCols).
 func ScanDelivery(sc Scanner) (domain.Delivery, error) {
-	var d domain.Delivery
-	var created int64
-	var attempted *int64
-	err := sc.Scan(&d.ID, &d.EventID, &d.DocID, &d.AccountID, &d.EventType, &d.URL, &d.Payload, &d.Status,
-		&d.HTTPStatus, &d.LatencyMs, &d.Error, &created, &attempted)
-	if err != nil {
+	var r deliveryRow
+	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Delivery{}, err
 	}
-	d.CreatedAt, d.AttemptedAt = FromMs(created), FromNullMs(attempted)
-	return d, nil
+	return toDomainDelivery(r), nil
 }
 
 // Checklists.
