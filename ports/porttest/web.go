@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyscribe/hyscribe/app/apptest"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -441,9 +442,9 @@ var jobListTests = []subtest{
 		for _, search := range []string{"", "պատվեր"} {
 			jobs, total, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID, Search: search})
 			noErr(t, err)
-			want := []ports.ListedJob{ports.Listing(full, search)}
+			want := []ports.ListedJob{apptest.Listing(full, search)}
 			if search == "" {
-				want = []ports.ListedJob{ports.Listing(failed, ""), ports.Listing(full, "")}
+				want = []ports.ListedJob{apptest.Listing(failed, ""), apptest.Listing(full, "")}
 			}
 			if len(jobs) != len(want) || total != len(want) {
 				t.Fatalf("ListJobs(%q): %d jobs of %d, want %d", search, len(jobs), total, len(want))
