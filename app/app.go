@@ -16,11 +16,12 @@ type Application struct {
 // may be nil; an adapter refuses to start without the others it serves.
 type Commands struct {
 	// API: jobs by API key.
-	RateLimit *RateLimit // counts every API operation per key
-	CreateJob *CreateJob // the web application's upload form too
-	Upload    *ReceiveUpload
-	DeleteJob *DeleteJob // the web application's delete too (optional there)
-	Reconcile *Reconcile // lists and resends (both in one type, on the API's list and resend)
+	RateLimit     *RateLimit // counts every API operation per key
+	CreateJob     *CreateJob // the web application's upload form too
+	ReceiveUpload *ReceiveUpload
+	DeleteJob     *DeleteJob // the web application's delete too (optional there)
+	// Reconcile answers listTranscriptions (List) and resendEvent (Resend).
+	Reconcile *Reconcile
 
 	// Web application: people and sessions.
 	SignUp         *SignUp

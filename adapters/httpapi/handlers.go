@@ -174,7 +174,7 @@ func (s *server) uploadAudio(c *fiber.Ctx) error {
 	defer s.uploads.release(ip)
 	body := bodyOf(c)
 	paced := newPacedBody(body, c.Context().Conn(), s.cfg.UploadRateWindow, s.cfg.UploadMinRate, s.cfg.UploadTimeout)
-	err = s.commands.Upload.Handle(c.UserContext(), app.UploadRequest{
+	err = s.commands.ReceiveUpload.Handle(c.UserContext(), app.UploadRequest{
 		DocID: domain.DocID(c.Params("docId")), Expires: expires, Signature: signature,
 		Body: paced, ContentLength: uploadLength(&c.Request().Header),
 	})

@@ -150,11 +150,11 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 	e.app = New(o.cfg, Deps{
 		App: app.Application{
 			Commands: app.Commands{
-				RateLimit: app.NewRateLimit(st, e.clock),
-				CreateJob: app.NewCreateJob(st, st, signer, e.clock, 0),
-				Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
-				DeleteJob: app.NewDeleteJob(st, blobs, e.clock, nil),
-				Reconcile: app.NewReconcile(st, st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock),
+				RateLimit:     app.NewRateLimit(st, e.clock),
+				CreateJob:     app.NewCreateJob(st, st, signer, e.clock, 0),
+				ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
+				DeleteJob:     app.NewDeleteJob(st, blobs, e.clock, nil),
+				Reconcile:     app.NewReconcile(st, st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock),
 			},
 			Queries: app.Queries{
 				Authenticate: app.NewAuthenticate(st, e.clock),

@@ -91,7 +91,7 @@ func (c Config) withDefaults() Config {
 // Deps are the use cases and services the adapter calls.
 type Deps struct {
 	// App holds the use cases. Required: Commands.RateLimit, CreateJob,
-	// Upload, DeleteJob and Reconcile, Queries.Authenticate, GetJob and
+	// ReceiveUpload, DeleteJob and Reconcile, Queries.Authenticate, GetJob and
 	// ExportJob; Queries.Poll answers getTranscription when set, else
 	// RateLimit and GetJob do, one after the other.
 	App app.Application
@@ -197,7 +197,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	cmd, q := deps.App.Commands, deps.App.Queries
 	for name, missing := range map[string]bool{
 		"Authenticate": q.Authenticate == nil, "RateLimit": cmd.RateLimit == nil, "CreateJob": cmd.CreateJob == nil,
-		"GetJob": q.GetJob == nil, "Upload": cmd.Upload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
+		"GetJob": q.GetJob == nil, "ReceiveUpload": cmd.ReceiveUpload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
 		"Reconcile": cmd.Reconcile == nil,
 	} {
 		if missing {

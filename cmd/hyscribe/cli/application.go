@@ -36,11 +36,11 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 	revoke.Revoked = api.auth.Forget // a key revoked here stops working here at once
 	return app.Application{
 		Commands: app.Commands{
-			RateLimit: api.limit,
-			CreateJob: app.NewCreateJob(st, st, signer, clock, cfg.UploadTTL),
-			Upload:    app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes),
-			DeleteJob: app.NewDeleteJob(st, blobs, clock, s.log),
-			Reconcile: app.NewReconcile(st, st, st, st, s.webhooks, clock),
+			RateLimit:     api.limit,
+			CreateJob:     app.NewCreateJob(st, st, signer, clock, cfg.UploadTTL),
+			ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes),
+			DeleteJob:     app.NewDeleteJob(st, blobs, clock, s.log),
+			Reconcile:     app.NewReconcile(st, st, st, st, s.webhooks, clock),
 
 			SignUp:         signUp,
 			SignIn:         app.NewSignIn(st, st, hasher, limit, clock),
