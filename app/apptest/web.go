@@ -2,7 +2,6 @@ package apptest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // Page sizes of ListJobs, as in the SQL stores.
@@ -60,7 +60,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 	page := matched[from:min(from+limit, len(matched))]
 	out := make([]ports.ListedJob, len(page))
 	for i, j := range page {
-		out[i] = Listing(j, q.Search)
+		out[i] = porttest.Listing(j, q.Search)
 	}
 	return out, len(matched), nil
 }
@@ -273,22 +273,4 @@ func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, er
 func shownSearchText(j domain.Job) string {
 	j = j.Shown()
 	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
-}
-
-// Listing is j as ListJobs lists it for a search ("" for none), with the
-// shortest Excerpt: what this in-memory store returns, and what the
-// contract suite (porttest) checks every store's listing against. It is
-// here, with the store whose behaviour it is, rather than in ports, which
-// holds contracts only.
-func Listing(j domain.Job, search string) ports.ListedJob {
-	j = j.Shown()
-	l := ports.ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
-		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration()}
-	if j.Metadata != nil {
-		l.Metadata = append(json.RawMessage(nil), j.Metadata...)
-	}
-	if search != "" {
-		l.Excerpt = domain.SearchExcerpt(j.Transcription, search, domain.SnippetRadius)
-	}
-	return l
 }
