@@ -243,7 +243,7 @@ func TestCreateAndPollRules(t *testing.T) {
 	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown checklist: %v", err)
 	}
-	c, err := w.prov.CreateChecklist(w.ctx, other.Account.ID, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
+	c, err := w.newList.Handle(w.ctx, other.Account.ID, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestCreateAndPollRules(t *testing.T) {
 
 func TestAuthenticate(t *testing.T) {
 	w := newWorld(t)
-	a, raw, _ := w.prov.CreateAccount(w.ctx, "acme", domain.PlanBusiness, 1)
+	a, raw, _ := w.accounts.Handle(w.ctx, "acme", domain.PlanBusiness, 1)
 	auth := app.NewAuthenticate(w.store, w.clock)
 	for _, h := range []string{"", "Basic abc", "Bearer", "Bearer nope", "Bearer hsk_" + strings.Repeat("A", 40), raw} {
 		_, err := auth.Handle(w.ctx, h)
@@ -454,19 +454,19 @@ func TestFailedDeliveryIsRecordedAndNotRetried(t *testing.T) {
 
 func TestProvisionValidates(t *testing.T) {
 	w := newWorld(t)
-	if _, _, err := w.prov.CreateAccount(w.ctx, "x", "gold", 1); !errors.Is(err, domain.ErrValidation) {
+	if _, _, err := w.accounts.Handle(w.ctx, "x", "gold", 1); !errors.Is(err, domain.ErrValidation) {
 		t.Fatal(err)
 	}
-	if _, _, err := w.prov.CreateAccount(w.ctx, "x", domain.PlanBusiness, -1); !errors.Is(err, domain.ErrValidation) {
+	if _, _, err := w.accounts.Handle(w.ctx, "x", domain.PlanBusiness, -1); !errors.Is(err, domain.ErrValidation) {
 		t.Fatal(err)
 	}
-	a, _, _ := w.prov.CreateAccount(w.ctx, "x", domain.PlanBusiness, 1)
+	a, _, _ := w.accounts.Handle(w.ctx, "x", domain.PlanBusiness, 1)
 	for _, u := range []string{"ftp://x", "not a url", "http://user:pw@h/", "/relative"} {
-		if _, err := w.prov.UpdateAccount(w.ctx, a.ID, app.AccountChanges{WebhookURL: &u}); !errors.Is(err, domain.ErrValidation) {
+		if _, err := w.settings.Handle(w.ctx, a.ID, app.AccountChanges{WebhookURL: &u}); !errors.Is(err, domain.ErrValidation) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	got, err := w.prov.UpdateAccount(w.ctx, a.ID, app.AccountChanges{Seconds: ptr(90.5), WebhookURL: ptr("http://10.0.0.1/h")})
+	got, err := w.settings.Handle(w.ctx, a.ID, app.AccountChanges{Seconds: ptr(90.5), WebhookURL: ptr("http://10.0.0.1/h")})
 	if err != nil || got.BalanceMs != 90500 || got.WebhookURL != "http://10.0.0.1/h" || got.Name != "x" {
 		t.Fatalf("%+v %v", got, err)
 	}

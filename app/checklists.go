@@ -6,12 +6,26 @@ import (
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // UpdateChecklist saves a new definition of the account's checklist as its
 // next version. Analyses of jobs created earlier keep the version (and the
 // name) their job was created with. An archived checklist cannot be edited.
-func (uc *Provision) UpdateChecklist(ctx context.Context, account domain.AccountID, id string, definition []byte) (domain.Checklist, error) {
+type UpdateChecklist struct {
+	checklists ports.ChecklistStore
+	clock      ports.Clock
+}
+
+// NewUpdateChecklist builds the use case.
+func NewUpdateChecklist(checklists ports.ChecklistStore, clock ports.Clock) *UpdateChecklist {
+	need("checklists", checklists)
+	need("clock", clock)
+	return &UpdateChecklist{checklists: checklists, clock: clock}
+}
+
+// Handle runs the use case (UpdateChecklist).
+func (uc *UpdateChecklist) Handle(ctx context.Context, account domain.AccountID, id string, definition []byte) (domain.Checklist, error) {
 	f, err := domain.ParseChecklistFile(definition)
 	if err != nil {
 		return domain.Checklist{}, err
@@ -34,7 +48,20 @@ func (uc *Provision) UpdateChecklist(ctx context.Context, account domain.Account
 }
 
 // ListChecklists returns the latest version of each of the account's checklists.
-func (uc *Provision) ListChecklists(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
+type ListChecklists struct {
+	accounts   ports.AccountStore
+	checklists ports.ChecklistStore
+}
+
+// NewListChecklists builds the use case.
+func NewListChecklists(accounts ports.AccountStore, checklists ports.ChecklistStore) *ListChecklists {
+	need("accounts", accounts)
+	need("checklists", checklists)
+	return &ListChecklists{accounts: accounts, checklists: checklists}
+}
+
+// Handle runs the use case (ListChecklists).
+func (uc *ListChecklists) Handle(ctx context.Context, account domain.AccountID) ([]domain.Checklist, error) {
 	if _, err := uc.accounts.GetAccount(ctx, account); err != nil {
 		return nil, fmt.Errorf("list checklists: %w", err)
 	}
@@ -45,8 +72,19 @@ func (uc *Provision) ListChecklists(ctx context.Context, account domain.AccountI
 	return cs, nil
 }
 
-// ShowChecklist returns one version of the checklist; version ≤ 0 is the latest.
-func (uc *Provision) ShowChecklist(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+// ShowChecklist returns one version of a checklist.
+type ShowChecklist struct {
+	checklists ports.ChecklistStore
+}
+
+// NewShowChecklist builds the use case.
+func NewShowChecklist(checklists ports.ChecklistStore) *ShowChecklist {
+	need("checklists", checklists)
+	return &ShowChecklist{checklists: checklists}
+}
+
+// Handle runs the use case (ShowChecklist); version ≤ 0 is the latest.
+func (uc *ShowChecklist) Handle(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
 	var c domain.Checklist
 	var err error
 	if version > 0 {
@@ -60,9 +98,20 @@ func (uc *Provision) ShowChecklist(ctx context.Context, account domain.AccountID
 	return c, nil
 }
 
-// ArchiveChecklist retires the checklist: new jobs may not name it (400);
+// ArchiveChecklist retires a checklist: new jobs may not name it (400);
 // jobs created before still get their analysis.
-func (uc *Provision) ArchiveChecklist(ctx context.Context, account domain.AccountID, id string) error {
+type ArchiveChecklist struct {
+	checklists ports.ChecklistStore
+}
+
+// NewArchiveChecklist builds the use case.
+func NewArchiveChecklist(checklists ports.ChecklistStore) *ArchiveChecklist {
+	need("checklists", checklists)
+	return &ArchiveChecklist{checklists: checklists}
+}
+
+// Handle runs the use case (ArchiveChecklist).
+func (uc *ArchiveChecklist) Handle(ctx context.Context, account domain.AccountID, id string) error {
 	if err := uc.checklists.ArchiveChecklist(ctx, account, id); err != nil {
 		return fmt.Errorf("archive checklist %s: %w", id, err)
 	}

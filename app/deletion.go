@@ -205,18 +205,18 @@ func (s *RetentionSweeper) SweepOnce(ctx context.Context) (int, error) {
 	}
 }
 
-// Retention reads and sets an account's retention rule: the number of days
+// RetentionDays reads an account's retention rule: the number of days
 // after which its jobs are deleted (0: kept forever).
-type Retention struct{ store ports.RetentionStore }
+type RetentionDays struct{ store ports.RetentionStore }
 
-// NewRetention builds the use case.
-func NewRetention(store ports.RetentionStore) *Retention {
+// NewRetentionDays builds the use case.
+func NewRetentionDays(store ports.RetentionStore) *RetentionDays {
 	need("store", store)
-	return &Retention{store: store}
+	return &RetentionDays{store: store}
 }
 
-// Days returns the account's rule.
-func (uc *Retention) Days(ctx context.Context, account domain.AccountID) (int, error) {
+// Handle runs the use case (RetentionDays).
+func (uc *RetentionDays) Handle(ctx context.Context, account domain.AccountID) (int, error) {
 	d, err := uc.store.RetentionDays(ctx, account)
 	if err != nil {
 		return 0, fmt.Errorf("retention: %w", err)
@@ -224,9 +224,18 @@ func (uc *Retention) Days(ctx context.Context, account domain.AccountID) (int, e
 	return d, nil
 }
 
-// Set changes the account's rule; a number outside 0…MaxRetentionDays is a
-// validation error.
-func (uc *Retention) Set(ctx context.Context, account domain.AccountID, days int) error {
+// SetRetention changes an account's retention rule (RetentionDays).
+type SetRetention struct{ store ports.RetentionStore }
+
+// NewSetRetention builds the use case.
+func NewSetRetention(store ports.RetentionStore) *SetRetention {
+	need("store", store)
+	return &SetRetention{store: store}
+}
+
+// Handle runs the use case (SetRetention); a number outside
+// 0…MaxRetentionDays is a validation error.
+func (uc *SetRetention) Handle(ctx context.Context, account domain.AccountID, days int) error {
 	if err := domain.ValidRetentionDays(days); err != nil {
 		return err
 	}

@@ -1,6 +1,16 @@
 // Package app holds hyscribe's use cases: one type per use case, each with a
-// Handle method, wired to the outbound ports it needs. Inbound adapters (HTTP,
-// Kafka consumers, the CLI) call these types directly.
+// Handle method, constructed with only the outbound ports it calls, so that
+// its constructor is its dependency list (NewSignIn takes users, sessions,
+// a hasher, a rate limit and a clock, nothing else). Work two use cases
+// share is an unexported function, not a type with many methods
+// (startSession, for SignUp, SignIn, AcceptInvite and ResetPassword).
+//
+// Application collects every use case the inbound adapters serve, split into
+// Commands and Queries; cmd/hyscribe wires it in one literal and hands it
+// to the HTTP API and the web application whole. The pipeline's stage
+// handlers are listed in Pipeline. Inbound adapters (HTTP, Kafka consumers,
+// the CLI) call these types directly; the operator CLI builds the few it runs
+// (CreateAccount, CreateUser, ResetLink, …) where it runs them.
 package app
 
 import (

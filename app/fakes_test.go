@@ -218,7 +218,11 @@ type world struct {
 	blobs    *blobs
 	rec      *recognizer
 	sender   *sender
-	prov     *app.Provision
+	accounts *app.CreateAccount
+	settings *app.UpdateAccount
+	newList  *app.CreateChecklist
+	editList *app.UpdateChecklist
+	archive  *app.ArchiveChecklist
 	create   *app.CreateJob
 	get      *app.GetJob
 	upload   *app.ReceiveUpload
@@ -242,7 +246,8 @@ func newWorld(t *testing.T) *world {
 			Segments: []domain.Segment{{Start: 0, End: 1, Text: "Բարև ձեզ։"}, {Start: 1, End: 3, Text: "Ես զանգում եմ պատվերի մասին։"}}}},
 		sender: &sender{res: ports.WebhookResult{Status: 200}}}
 	s := w.store
-	w.prov = app.NewProvision(s, s, w.clock)
+	w.accounts, w.settings = app.NewCreateAccount(s, w.clock), app.NewUpdateAccount(s)
+	w.newList, w.editList, w.archive = app.NewCreateChecklist(s, s, w.clock), app.NewUpdateChecklist(s, w.clock), app.NewArchiveChecklist(s)
 	w.create = app.NewCreateJob(s, s, signer{}, w.clock, time.Hour)
 	w.get = app.NewGetJob(s)
 	w.upload = app.NewReceiveUpload(s, w.blobs, signer{}, w.clock, 1<<20)
@@ -282,7 +287,7 @@ func (w *world) routeByPipeline(byStage map[string]func(context.Context, domain.
 
 func (w *world) account(plan domain.Plan, seconds float64) app.Principal {
 	w.t.Helper()
-	a, raw, err := w.prov.CreateAccount(w.ctx, "acme", plan, seconds)
+	a, raw, err := w.accounts.Handle(w.ctx, "acme", plan, seconds)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -306,7 +311,7 @@ func (w *world) newJob(p app.Principal, body string) app.CreateResult {
 // premise, so a refusal fails the test.
 func (w *world) updateAccount(id domain.AccountID, c app.AccountChanges) {
 	w.t.Helper()
-	if _, err := w.prov.UpdateAccount(w.ctx, id, c); err != nil {
+	if _, err := w.settings.Handle(w.ctx, id, c); err != nil {
 		w.t.Fatalf("update of account %s: %v", id, err)
 	}
 }

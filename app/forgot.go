@@ -21,22 +21,39 @@ const (
 	scopeForgotEm  = "forgot-email"
 )
 
-// ForgotPassword e-mails a one-time reset link to the person with that
-// address (a renewed invitation to one who never accepted theirs), in
-// their language, or lang when they have none yet. It answers the same for
-// a known and an unknown address: nil, with the e-mail sent in the
+// ForgotPassword e-mails a one-time reset link to the person with an
+// address (a renewed invitation to one who never accepted theirs).
+type ForgotPassword struct {
+	users    ports.UserStore
+	accounts ports.AccountStore
+	limit    *RateLimit
+	clock    ports.Clock
+}
+
+// NewForgotPassword builds the use case.
+func NewForgotPassword(users ports.UserStore, accounts ports.AccountStore, limit *RateLimit, clock ports.Clock) *ForgotPassword {
+	need("users", users)
+	need("accounts", accounts)
+	need("limit", limit)
+	need("clock", clock)
+	return &ForgotPassword{users: users, accounts: accounts, limit: limit, clock: clock}
+}
+
+// Handle runs the use case (ForgotPassword): the letter is in the person's
+// language, or lang when they have none yet. It answers the same for a
+// known and an unknown address: nil, with the e-mail sent in the
 // background, so neither the answer nor its time tells which addresses
 // have users. A malformed address is a validation error; too many
 // requests are domain.ErrRateLimited. Without e-mail it does nothing.
-func (uc *Team) ForgotPassword(ctx context.Context, letters *Letters, email, clientIP, lang string) error {
+func (uc *ForgotPassword) Handle(ctx context.Context, letters *Letters, email, clientIP, lang string) error {
 	norm, err := domain.NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
-	if err := uc.people.limit.Allow(ctx, scopeForgotIP, clientIP, ForgotPerIP); err != nil {
+	if err := uc.limit.Allow(ctx, scopeForgotIP, clientIP, ForgotPerIP); err != nil {
 		return err
 	}
-	if err := uc.people.limit.Allow(ctx, scopeForgotEm, norm, ForgotPerEmail); err != nil {
+	if err := uc.limit.Allow(ctx, scopeForgotEm, norm, ForgotPerEmail); err != nil {
 		return err
 	}
 	if !letters.Enabled() {
@@ -52,20 +69,21 @@ func (uc *Team) ForgotPassword(ctx context.Context, letters *Letters, email, cli
 	return nil
 }
 
-func (uc *Team) mailReset(ctx context.Context, letters *Letters, email, lang string) error {
-	if _, err := uc.people.users.FindUser(ctx, ports.UserKey{Email: email}); errors.Is(err, domain.ErrNotFound) {
+func (uc *ForgotPassword) mailReset(ctx context.Context, letters *Letters, email, lang string) error {
+	if _, err := uc.users.FindUser(ctx, ports.UserKey{Email: email}); errors.Is(err, domain.ErrNotFound) {
 		return nil // nobody: nothing to send, and nothing to say
 	} else if err != nil {
 		return fmt.Errorf("forgot password: %w", err)
 	}
-	u, token, invited, err := uc.ResetLink(ctx, "", email)
+	// Any account's person (account ""), so no team list is needed.
+	u, token, invited, err := issueResetLink(ctx, uc.users, nil, uc.clock, "", email)
 	if err != nil {
 		return fmt.Errorf("forgot password: %w", err)
 	}
 	if u.Lang == "" {
 		u.Lang = lang
 	}
-	a, err := uc.people.accounts.GetAccount(ctx, u.AccountID)
+	a, err := uc.accounts.GetAccount(ctx, u.AccountID)
 	if err != nil {
 		return fmt.Errorf("forgot password: %w", err)
 	}
@@ -74,7 +92,18 @@ func (uc *Team) mailReset(ctx context.Context, letters *Letters, email, lang str
 
 // SetLanguage records the language a person reads the web application
 // and its e-mail in ("hy" or "en"; anything else is Armenian).
-func (uc *People) SetLanguage(ctx context.Context, userID, lang string) error {
+type SetLanguage struct {
+	users ports.UserStore
+}
+
+// NewSetLanguage builds the use case.
+func NewSetLanguage(users ports.UserStore) *SetLanguage {
+	need("users", users)
+	return &SetLanguage{users: users}
+}
+
+// Handle runs the use case (SetLanguage).
+func (uc *SetLanguage) Handle(ctx context.Context, userID, lang string) error {
 	lang = letterLang(strings.TrimSpace(lang))
 	err := uc.users.UpdateUser(ctx, userID, func(u *domain.User) error {
 		if u.Lang == lang {

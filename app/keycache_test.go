@@ -15,7 +15,7 @@ import (
 // its context ends).
 func TestLastUsedWrittenInBatches(t *testing.T) {
 	w := newWorld(t)
-	a, raw, _ := w.prov.CreateAccount(w.ctx, "acme", domain.PlanBusiness, 1)
+	a, raw, _ := w.accounts.Handle(w.ctx, "acme", domain.PlanBusiness, 1)
 	auth := app.NewAuthenticate(w.store, w.clock)
 	auth.KeyTTL = 5 * time.Second
 	ctx, cancel := context.WithCancel(w.ctx)
@@ -84,8 +84,8 @@ func (k *keyToucher) gotBoth() bool {
 // collected last-used times in one call.
 func TestLastUsedBatchGoesToTheKeyToucher(t *testing.T) {
 	w := newWorld(t)
-	_, raw, _ := w.prov.CreateAccount(w.ctx, "acme", domain.PlanBusiness, 1)
-	_, raw2, _ := w.prov.CreateAccount(w.ctx, "beta", domain.PlanBusiness, 1)
+	_, raw, _ := w.accounts.Handle(w.ctx, "acme", domain.PlanBusiness, 1)
+	_, raw2, _ := w.accounts.Handle(w.ctx, "beta", domain.PlanBusiness, 1)
 	touches := &keyToucher{store: w.store}
 	auth := app.NewAuthenticate(w.store, w.clock, app.WithKeyTouches(touches))
 	ctx, cancel := context.WithCancel(w.ctx)

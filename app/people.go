@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hyscribe/hyscribe/domain"
@@ -43,42 +44,6 @@ const (
 // so that sign-in does not tell which addresses have users.
 var errBadCredentials = &AuthError{Msg: "the email or the password is wrong"}
 
-// People holds the web application's sign-up, sign-in, session and
-// invitation use cases, and the operator's user commands.
-type People struct {
-	users    ports.UserStore
-	sessions ports.SessionStore
-	accounts ports.AccountStore
-	hasher   ports.PasswordHasher
-	limit    *RateLimit
-	clock    ports.Clock
-
-	// SignUpPlan and SignUpSeconds are given to accounts created by sign-up
-	// (an operator raises them with `hyscribe account update`).
-	SignUpPlan    domain.Plan
-	SignUpSeconds float64
-	// dummy is a hash verified when the email is unknown, so a wrong email
-	// costs as long as a wrong password.
-	dummy string
-}
-
-// NewPeople builds the use cases. New accounts get the free plan and no
-// seconds unless SignUpPlan and SignUpSeconds say otherwise.
-func NewPeople(users ports.UserStore, sessions ports.SessionStore, accounts ports.AccountStore, hasher ports.PasswordHasher, limit *RateLimit, clock ports.Clock) *People {
-	need("users", users)
-	need("sessions", sessions)
-	need("accounts", accounts)
-	need("hasher", hasher)
-	need("limit", limit)
-	need("clock", clock)
-	dummy, err := hasher.Hash(NewID())
-	if err != nil {
-		panic(fmt.Sprintf("app.NewPeople: hash: %v", err))
-	}
-	return &People{users: users, sessions: sessions, accounts: accounts, hasher: hasher, limit: limit, clock: clock,
-		SignUpPlan: domain.PlanFree, dummy: dummy}
-}
-
 // SignUpRequest is the sign-up form.
 type SignUpRequest struct {
 	AccountName string
@@ -95,11 +60,50 @@ type SignedIn struct {
 	User    domain.User
 }
 
-// SignUp creates an account, its owner and a session. Too many attempts
-// from one address are domain.ErrRateLimited. An email that already has a
-// user gets no error and no session (a zero SignedIn), after the same work
-// as a new one, so sign-up does not tell which addresses have users.
-func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, error) {
+// startSession saves a new session of u and returns its token: the one
+// way in for SignUp, SignIn, AcceptInvite and ResetPassword.
+func startSession(ctx context.Context, sessions ports.SessionStore, now time.Time, u domain.User) (SignedIn, error) {
+	token, csrf := randomToken(), randomToken()
+	s := domain.Session{ID: domain.HashToken(token), UserID: u.ID, AccountID: u.AccountID, CSRF: csrf,
+		CreatedAt: now, ExpiresAt: domain.NewSessionEnd(now)}
+	if err := sessions.CreateSession(ctx, s); err != nil {
+		return SignedIn{}, fmt.Errorf("start session: %w", err)
+	}
+	return SignedIn{Token: token, Session: s, User: u}, nil
+}
+
+// SignUp creates an account, its owner and a session (the web
+// application's sign-up page).
+type SignUp struct {
+	users    ports.UserStore
+	sessions ports.SessionStore
+	hasher   ports.PasswordHasher
+	limit    *RateLimit
+	clock    ports.Clock
+
+	// Plan and Seconds are given to accounts created by sign-up (an
+	// operator raises them with `hyscribe account update`); an invalid
+	// Plan is the free plan.
+	Plan    domain.Plan
+	Seconds float64
+}
+
+// NewSignUp builds the use case. New accounts get the free plan and no
+// seconds unless Plan and Seconds say otherwise.
+func NewSignUp(users ports.UserStore, sessions ports.SessionStore, hasher ports.PasswordHasher, limit *RateLimit, clock ports.Clock) *SignUp {
+	need("users", users)
+	need("sessions", sessions)
+	need("hasher", hasher)
+	need("limit", limit)
+	need("clock", clock)
+	return &SignUp{users: users, sessions: sessions, hasher: hasher, limit: limit, clock: clock, Plan: domain.PlanFree}
+}
+
+// Handle runs the use case (SignUp). Too many attempts from one address
+// are domain.ErrRateLimited. An email that already has a user gets no error
+// and no session (a zero SignedIn), after the same work as a new one, so
+// sign-up does not tell which addresses have users.
+func (uc *SignUp) Handle(ctx context.Context, req SignUpRequest) (SignedIn, error) {
 	if err := uc.limit.Allow(ctx, scopeSignUpIP, req.ClientIP, SignUpPerIP); err != nil {
 		return SignedIn{}, err
 	}
@@ -122,12 +126,12 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 		return SignedIn{}, fmt.Errorf("sign up: %w", err)
 	}
 	now := uc.clock.Now()
-	plan := uc.SignUpPlan
+	plan := uc.Plan
 	if !plan.Valid() {
 		plan = domain.PlanFree
 	}
 	a := domain.Account{ID: domain.AccountID(NewID()), Name: name, Plan: plan,
-		BalanceMs: int64(math.Round(max(uc.SignUpSeconds, 0) * 1000)), CreatedAt: now}
+		BalanceMs: int64(math.Round(max(uc.Seconds, 0) * 1000)), CreatedAt: now}
 	u := domain.User{ID: NewID(), AccountID: a.ID, Email: email, PasswordHash: hash, Role: domain.RoleOwner, CreatedAt: now}
 	if err := uc.users.SignUp(ctx, a, u); err != nil {
 		if errors.Is(err, domain.ErrConflict) {
@@ -135,13 +139,39 @@ func (uc *People) SignUp(ctx context.Context, req SignUpRequest) (SignedIn, erro
 		}
 		return SignedIn{}, fmt.Errorf("sign up: %w", err)
 	}
-	return uc.startSession(ctx, u)
+	return startSession(ctx, uc.sessions, uc.clock.Now(), u)
 }
 
-// SignIn checks an email and password and starts a session. Too many
-// attempts are domain.ErrRateLimited; a wrong email or password is
+// SignIn checks an email and password and starts a session.
+type SignIn struct {
+	users    ports.UserStore
+	sessions ports.SessionStore
+	hasher   ports.PasswordHasher
+	limit    *RateLimit
+	clock    ports.Clock
+	// dummy is a hash verified when the email is unknown, so a wrong email
+	// costs as long as a wrong password.
+	dummy string
+}
+
+// NewSignIn builds the use case.
+func NewSignIn(users ports.UserStore, sessions ports.SessionStore, hasher ports.PasswordHasher, limit *RateLimit, clock ports.Clock) *SignIn {
+	need("users", users)
+	need("sessions", sessions)
+	need("hasher", hasher)
+	need("limit", limit)
+	need("clock", clock)
+	dummy, err := hasher.Hash(NewID())
+	if err != nil {
+		panic(fmt.Sprintf("app.NewSignIn: hash: %v", err))
+	}
+	return &SignIn{users: users, sessions: sessions, hasher: hasher, limit: limit, clock: clock, dummy: dummy}
+}
+
+// Handle runs the use case (SignIn). Too many attempts are
+// domain.ErrRateLimited; a wrong email or password is
 // domain.ErrUnauthorized with one message for both.
-func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
+func (uc *SignIn) Handle(ctx context.Context, email, password, clientIP string) (SignedIn, error) {
 	// Before the rate counter, which is keyed by the email too, and before
 	// ToLower, which turns bad bytes into U+FFFD.
 	if err := domain.CheckSignInEmail(email); err != nil {
@@ -174,18 +204,7 @@ func (uc *People) SignIn(ctx context.Context, email, password, clientIP string) 
 	if !ok {
 		return SignedIn{}, errBadCredentials
 	}
-	return uc.startSession(ctx, u)
-}
-
-func (uc *People) startSession(ctx context.Context, u domain.User) (SignedIn, error) {
-	token, csrf := randomToken(), randomToken()
-	now := uc.clock.Now()
-	s := domain.Session{ID: domain.HashToken(token), UserID: u.ID, AccountID: u.AccountID, CSRF: csrf,
-		CreatedAt: now, ExpiresAt: domain.NewSessionEnd(now)}
-	if err := uc.sessions.CreateSession(ctx, s); err != nil {
-		return SignedIn{}, fmt.Errorf("start session: %w", err)
-	}
-	return SignedIn{Token: token, Session: s, User: u}, nil
+	return startSession(ctx, uc.sessions, uc.clock.Now(), u)
 }
 
 // Visitor is the person behind a session, with their account.
@@ -195,9 +214,27 @@ type Visitor struct {
 	Account domain.Account
 }
 
-// Resolve returns the visitor of a session cookie's token. An unknown,
-// expired or orphaned session is domain.ErrUnauthorized.
-func (uc *People) Resolve(ctx context.Context, token string) (Visitor, error) {
+// ResolveSession returns the visitor of a session cookie's token.
+type ResolveSession struct {
+	sessions ports.SessionStore
+	users    ports.UserStore
+	accounts ports.AccountStore
+	clock    ports.Clock
+}
+
+// NewResolveSession builds the use case.
+func NewResolveSession(sessions ports.SessionStore, users ports.UserStore, accounts ports.AccountStore, clock ports.Clock) *ResolveSession {
+	need("sessions", sessions)
+	need("users", users)
+	need("accounts", accounts)
+	need("clock", clock)
+	return &ResolveSession{sessions: sessions, users: users, accounts: accounts, clock: clock}
+}
+
+// Handle runs the use case (ResolveSession). An unknown, expired or
+// orphaned session is domain.ErrUnauthorized; a session in use lasts
+// longer.
+func (uc *ResolveSession) Handle(ctx context.Context, token string) (Visitor, error) {
 	if token == "" {
 		return Visitor{}, unauthorized("sign in to continue")
 	}
@@ -232,17 +269,62 @@ func (uc *People) Resolve(ctx context.Context, token string) (Visitor, error) {
 	return Visitor{Session: s, User: u, Account: a}, nil
 }
 
-// SignOut ends the session of token.
-func (uc *People) SignOut(ctx context.Context, token string) error {
+// SignOut ends the session of a cookie's token.
+type SignOut struct {
+	sessions ports.SessionStore
+}
+
+// NewSignOut builds the use case.
+func NewSignOut(sessions ports.SessionStore) *SignOut {
+	need("sessions", sessions)
+	return &SignOut{sessions: sessions}
+}
+
+// Handle runs the use case (SignOut); no token is nothing to do.
+func (uc *SignOut) Handle(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
 	return uc.sessions.DeleteSession(ctx, domain.HashToken(token))
 }
 
+// PruneSessions deletes expired sessions (they are refused when used
+// anyway; this keeps the table small).
+type PruneSessions struct {
+	sessions ports.SessionStore
+	clock    ports.Clock
+}
+
+// NewPruneSessions builds the use case.
+func NewPruneSessions(sessions ports.SessionStore, clock ports.Clock) *PruneSessions {
+	need("sessions", sessions)
+	need("clock", clock)
+	return &PruneSessions{sessions: sessions, clock: clock}
+}
+
+// Handle runs the use case (PruneSessions) and returns how many went.
+func (uc *PruneSessions) Handle(ctx context.Context) (int, error) {
+	return uc.sessions.DeleteExpiredSessions(ctx, uc.clock.Now())
+}
+
 // CreateUser adds a user with a password to an account (operator CLI).
-func (uc *People) CreateUser(ctx context.Context, account domain.AccountID, email, password string, role domain.Role) (domain.User, error) {
-	u, err := uc.newUser(account, email, role)
+type CreateUser struct {
+	users  ports.UserStore
+	hasher ports.PasswordHasher
+	clock  ports.Clock
+}
+
+// NewCreateUser builds the use case.
+func NewCreateUser(users ports.UserStore, hasher ports.PasswordHasher, clock ports.Clock) *CreateUser {
+	need("users", users)
+	need("hasher", hasher)
+	need("clock", clock)
+	return &CreateUser{users: users, hasher: hasher, clock: clock}
+}
+
+// Handle runs the use case (CreateUser).
+func (uc *CreateUser) Handle(ctx context.Context, account domain.AccountID, email, password string, role domain.Role) (domain.User, error) {
+	u, err := newUser(account, email, role, uc.clock.Now())
 	if err != nil {
 		return domain.User{}, err
 	}
@@ -258,22 +340,43 @@ func (uc *People) CreateUser(ctx context.Context, account domain.AccountID, emai
 	return u, nil
 }
 
-// Invite adds a user without a password and returns the invitation token,
-// shown once; the person sets their password at /app/invite/{token}.
-func (uc *People) Invite(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
-	u, err := uc.newUser(account, email, role)
+// InviteUser adds a user without a password to an account (operator CLI)
+// and returns the invitation token, shown once; the person sets their
+// password at /app/invite/{token}. Owners invite with InviteMember.
+type InviteUser struct {
+	users ports.UserStore
+	clock ports.Clock
+}
+
+// NewInviteUser builds the use case.
+func NewInviteUser(users ports.UserStore, clock ports.Clock) *InviteUser {
+	need("users", users)
+	need("clock", clock)
+	return &InviteUser{users: users, clock: clock}
+}
+
+// Handle runs the use case (InviteUser). An address taken is
+// domain.ErrConflict.
+func (uc *InviteUser) Handle(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
+	return invite(ctx, uc.users, uc.clock.Now(), account, email, role)
+}
+
+// invite saves an invited user and returns the token of the invitation:
+// the work of InviteUser and InviteMember.
+func invite(ctx context.Context, users ports.UserStore, now time.Time, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
+	u, err := newUser(account, email, role, now)
 	if err != nil {
 		return domain.User{}, "", err
 	}
 	token := randomToken()
 	u.InviteHash, u.InviteExpiresAt = domain.HashToken(token), u.CreatedAt.Add(domain.InviteLifetime)
-	if err := uc.users.CreateUser(ctx, u); err != nil {
+	if err := users.CreateUser(ctx, u); err != nil {
 		return domain.User{}, "", fmt.Errorf("invite user: %w", err)
 	}
 	return u, token, nil
 }
 
-func (uc *People) newUser(account domain.AccountID, email string, role domain.Role) (domain.User, error) {
+func newUser(account domain.AccountID, email string, role domain.Role, now time.Time) (domain.User, error) {
 	norm, err := domain.NormalizeEmail(email)
 	if err != nil {
 		return domain.User{}, err
@@ -281,31 +384,78 @@ func (uc *People) newUser(account domain.AccountID, email string, role domain.Ro
 	if !role.Valid() {
 		return domain.User{}, domain.Invalid("invalid_role", "role must be \"owner\" or \"member\", not %q", role)
 	}
-	return domain.User{ID: NewID(), AccountID: account, Email: norm, Role: role, CreatedAt: uc.clock.Now()}, nil
+	return domain.User{ID: NewID(), AccountID: account, Email: norm, Role: role, CreatedAt: now}, nil
 }
 
-// Invitation returns the pending invitation of token; an unknown, used or
-// expired one is domain.ErrNotFound.
-func (uc *People) Invitation(ctx context.Context, token string) (domain.User, error) {
+// pendingInvitation returns the pending invitation of token; an unknown,
+// used or expired one is domain.ErrNotFound (GetInvitation, AcceptInvite).
+func pendingInvitation(ctx context.Context, users ports.UserStore, clock ports.Clock, token string) (domain.User, error) {
 	if token == "" {
 		return domain.User{}, domain.ErrNotFound
 	}
-	u, err := uc.users.FindUser(ctx, ports.UserKey{InviteHash: domain.HashToken(token)})
+	u, err := users.FindUser(ctx, ports.UserKey{InviteHash: domain.HashToken(token)})
 	if err != nil {
 		return domain.User{}, err
 	}
-	if !u.Invited() || !uc.clock.Now().Before(u.InviteExpiresAt) {
+	if !u.Invited() || !clock.Now().Before(u.InviteExpiresAt) {
 		return domain.User{}, domain.ErrNotFound
 	}
 	return u, nil
 }
 
-// AcceptInvite sets the invited user's password and signs them in. The
-// token works once. An invitation reserves nothing: when the address has
-// meanwhile a person of its own, it answers a zero SignedIn (no session)
-// and no error, as SignUp does for a taken address.
-func (uc *People) AcceptInvite(ctx context.Context, token, password string) (SignedIn, error) {
-	u, err := uc.Invitation(ctx, token)
+// GetInvitation returns the pending invitation of a token with the
+// account it is to, so the page can name the organisation.
+type GetInvitation struct {
+	users    ports.UserStore
+	accounts ports.AccountStore
+	clock    ports.Clock
+}
+
+// NewGetInvitation builds the use case.
+func NewGetInvitation(users ports.UserStore, accounts ports.AccountStore, clock ports.Clock) *GetInvitation {
+	need("users", users)
+	need("accounts", accounts)
+	need("clock", clock)
+	return &GetInvitation{users: users, accounts: accounts, clock: clock}
+}
+
+// Handle runs the use case (GetInvitation); an unknown, used or expired
+// invitation is domain.ErrNotFound.
+func (uc *GetInvitation) Handle(ctx context.Context, token string) (domain.User, domain.Account, error) {
+	u, err := pendingInvitation(ctx, uc.users, uc.clock, token)
+	if err != nil {
+		return domain.User{}, domain.Account{}, err
+	}
+	a, err := uc.accounts.GetAccount(ctx, u.AccountID)
+	if err != nil {
+		return domain.User{}, domain.Account{}, fmt.Errorf("invitation: %w", err)
+	}
+	return u, a, nil
+}
+
+// AcceptInvite sets the invited user's password and signs them in.
+type AcceptInvite struct {
+	users    ports.UserStore
+	sessions ports.SessionStore
+	hasher   ports.PasswordHasher
+	clock    ports.Clock
+}
+
+// NewAcceptInvite builds the use case.
+func NewAcceptInvite(users ports.UserStore, sessions ports.SessionStore, hasher ports.PasswordHasher, clock ports.Clock) *AcceptInvite {
+	need("users", users)
+	need("sessions", sessions)
+	need("hasher", hasher)
+	need("clock", clock)
+	return &AcceptInvite{users: users, sessions: sessions, hasher: hasher, clock: clock}
+}
+
+// Handle runs the use case (AcceptInvite). The token works once. An
+// invitation reserves nothing: when the address has meanwhile a person of
+// its own, it answers a zero SignedIn (no session) and no error, as SignUp
+// does for a taken address.
+func (uc *AcceptInvite) Handle(ctx context.Context, token, password string) (SignedIn, error) {
+	u, err := pendingInvitation(ctx, uc.users, uc.clock, token)
 	if err != nil {
 		return SignedIn{}, err
 	}
@@ -334,12 +484,7 @@ func (uc *People) AcceptInvite(ctx context.Context, token, password string) (Sig
 	if err != nil {
 		return SignedIn{}, fmt.Errorf("accept invitation: %w", err)
 	}
-	return uc.startSession(ctx, u)
-}
-
-// PruneSessions deletes expired sessions.
-func (uc *People) PruneSessions(ctx context.Context) (int, error) {
-	return uc.sessions.DeleteExpiredSessions(ctx, uc.clock.Now())
+	return startSession(ctx, uc.sessions, uc.clock.Now(), u)
 }
 
 func randomToken() string {

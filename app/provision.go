@@ -12,29 +12,26 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Provision holds the operator's and the web application's account use
-// cases: accounts, API keys, receiver settings and checklists.
-type Provision struct {
-	accounts   ports.AccountStore
-	checklists ports.ChecklistStore
-	clock      ports.Clock
+// The use cases below are the operator's and the web application's on
+// accounts, API keys and receiver settings; checklists.go has those on
+// checklists.
 
-	// Revoked, when set, hears of each key revoked here (the process's
-	// key cache forgets it).
-	Revoked func(keyID string)
+// CreateAccount creates an account with its first API key (operator CLI).
+type CreateAccount struct {
+	accounts ports.AccountStore
+	clock    ports.Clock
 }
 
-// NewProvision builds the use cases.
-func NewProvision(accounts ports.AccountStore, checklists ports.ChecklistStore, clock ports.Clock) *Provision {
+// NewCreateAccount builds the use case.
+func NewCreateAccount(accounts ports.AccountStore, clock ports.Clock) *CreateAccount {
 	need("accounts", accounts)
-	need("checklists", checklists)
 	need("clock", clock)
-	return &Provision{accounts: accounts, checklists: checklists, clock: clock}
+	return &CreateAccount{accounts: accounts, clock: clock}
 }
 
-// CreateAccount creates an account with its first API key, returned in full
+// Handle runs the use case (CreateAccount); the key is returned in full
 // this once only.
-func (uc *Provision) CreateAccount(ctx context.Context, name string, plan domain.Plan, seconds float64) (domain.Account, string, error) {
+func (uc *CreateAccount) Handle(ctx context.Context, name string, plan domain.Plan, seconds float64) (domain.Account, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return domain.Account{}, "", domain.Invalid("invalid_name", "account name is required")
@@ -49,21 +46,39 @@ func (uc *Provision) CreateAccount(ctx context.Context, name string, plan domain
 	if err := uc.accounts.CreateAccount(ctx, a); err != nil {
 		return domain.Account{}, "", fmt.Errorf("create account: %w", err)
 	}
-	raw, _, err := uc.CreateAPIKey(ctx, a.ID)
+	raw, _, err := addAPIKey(ctx, uc.accounts, uc.clock, a.ID)
 	if err != nil {
 		return domain.Account{}, "", err
 	}
 	return a, raw, nil
 }
 
-// CreateAPIKey adds a key to the account and returns it in full, once.
-func (uc *Provision) CreateAPIKey(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+// CreateAPIKey adds a key to an account.
+type CreateAPIKey struct {
+	accounts ports.AccountStore
+	clock    ports.Clock
+}
+
+// NewCreateAPIKey builds the use case.
+func NewCreateAPIKey(accounts ports.AccountStore, clock ports.Clock) *CreateAPIKey {
+	need("accounts", accounts)
+	need("clock", clock)
+	return &CreateAPIKey{accounts: accounts, clock: clock}
+}
+
+// Handle runs the use case (CreateAPIKey) and returns the key in full, once.
+func (uc *CreateAPIKey) Handle(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+	return addAPIKey(ctx, uc.accounts, uc.clock, id)
+}
+
+// addAPIKey is CreateAPIKey's work, which CreateAccount shares.
+func addAPIKey(ctx context.Context, accounts ports.AccountStore, clock ports.Clock, id domain.AccountID) (string, domain.APIKey, error) {
 	var random [48]byte
 	if _, err := rand.Read(random[:]); err != nil {
 		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
 	}
-	raw, key := domain.NewAPIKey(NewID(), id, random[:], uc.clock.Now())
-	if err := uc.accounts.AddAPIKey(ctx, key); err != nil {
+	raw, key := domain.NewAPIKey(NewID(), id, random[:], clock.Now())
+	if err := accounts.AddAPIKey(ctx, key); err != nil {
 		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
 	}
 	return raw, key, nil
@@ -82,8 +97,25 @@ type AccountChanges struct {
 	AgentChannel       *string // "left", "right" or "" (not known)
 }
 
-// UpdateAccount applies changes after validating them.
-func (uc *Provision) UpdateAccount(ctx context.Context, id domain.AccountID, c AccountChanges) (domain.Account, error) {
+// UpdateAccount changes an account's settings.
+type UpdateAccount struct {
+	accounts ports.AccountStore
+}
+
+// NewUpdateAccount builds the use case.
+func NewUpdateAccount(accounts ports.AccountStore) *UpdateAccount {
+	need("accounts", accounts)
+	return &UpdateAccount{accounts: accounts}
+}
+
+// Handle runs the use case (UpdateAccount): it applies changes after
+// validating them.
+func (uc *UpdateAccount) Handle(ctx context.Context, id domain.AccountID, c AccountChanges) (domain.Account, error) {
+	return updateAccount(ctx, uc.accounts, id, c)
+}
+
+// updateAccount is UpdateAccount's work, which GenerateWebhookSecret shares.
+func updateAccount(ctx context.Context, accounts ports.AccountStore, id domain.AccountID, c AccountChanges) (domain.Account, error) {
 	for _, u := range []*string{c.WebhookURL, c.AnalysisWebhookURL} {
 		if u != nil {
 			if err := ValidateReceiverURL(*u); err != nil {
@@ -101,7 +133,7 @@ func (uc *Provision) UpdateAccount(ctx context.Context, id domain.AccountID, c A
 		return domain.Account{}, err
 	}
 	var out domain.Account
-	err := uc.accounts.UpdateAccount(ctx, id, func(a *domain.Account) error {
+	err := accounts.UpdateAccount(ctx, id, func(a *domain.Account) error {
 		set(&a.Name, c.Name)
 		set(&a.Plan, c.Plan)
 		set(&a.WebhookURL, c.WebhookURL)
@@ -141,7 +173,22 @@ func ValidateReceiverURL(raw string) error {
 }
 
 // CreateChecklist saves a checklist definition (DESIGN §4 file format).
-func (uc *Provision) CreateChecklist(ctx context.Context, account domain.AccountID, definition []byte) (domain.Checklist, error) {
+type CreateChecklist struct {
+	accounts   ports.AccountStore
+	checklists ports.ChecklistStore
+	clock      ports.Clock
+}
+
+// NewCreateChecklist builds the use case.
+func NewCreateChecklist(accounts ports.AccountStore, checklists ports.ChecklistStore, clock ports.Clock) *CreateChecklist {
+	need("accounts", accounts)
+	need("checklists", checklists)
+	need("clock", clock)
+	return &CreateChecklist{accounts: accounts, checklists: checklists, clock: clock}
+}
+
+// Handle runs the use case (CreateChecklist).
+func (uc *CreateChecklist) Handle(ctx context.Context, account domain.AccountID, definition []byte) (domain.Checklist, error) {
 	f, err := domain.ParseChecklistFile(definition)
 	if err != nil {
 		return domain.Checklist{}, err
@@ -156,9 +203,20 @@ func (uc *Provision) CreateChecklist(ctx context.Context, account domain.Account
 	return c, nil
 }
 
-// ListAPIKeys returns the account's keys (their prefixes, never the keys),
+// ListAPIKeys returns an account's keys (their prefixes, never the keys),
 // newest first.
-func (uc *Provision) ListAPIKeys(ctx context.Context, id domain.AccountID) ([]domain.APIKey, error) {
+type ListAPIKeys struct {
+	accounts ports.AccountStore
+}
+
+// NewListAPIKeys builds the use case.
+func NewListAPIKeys(accounts ports.AccountStore) *ListAPIKeys {
+	need("accounts", accounts)
+	return &ListAPIKeys{accounts: accounts}
+}
+
+// Handle runs the use case (ListAPIKeys).
+func (uc *ListAPIKeys) Handle(ctx context.Context, id domain.AccountID) ([]domain.APIKey, error) {
 	ks, err := uc.accounts.ListAPIKeys(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("list API keys: %w", err)
@@ -166,10 +224,28 @@ func (uc *Provision) ListAPIKeys(ctx context.Context, id domain.AccountID) ([]do
 	return ks, nil
 }
 
-// RevokeAPIKey revokes one of the account's keys: the API refuses it (401)
+// RevokeAPIKey revokes one of an account's keys.
+type RevokeAPIKey struct {
+	accounts ports.AccountStore
+	clock    ports.Clock
+
+	// Revoked, when set, hears of each key revoked here (the process's
+	// key cache forgets it).
+	Revoked func(keyID string)
+}
+
+// NewRevokeAPIKey builds the use case.
+func NewRevokeAPIKey(accounts ports.AccountStore, clock ports.Clock) *RevokeAPIKey {
+	need("accounts", accounts)
+	need("clock", clock)
+	return &RevokeAPIKey{accounts: accounts, clock: clock}
+}
+
+// Handle runs the use case (RevokeAPIKey): the API refuses the key (401)
 // from the next request on in this process, and within the key cache's TTL
-// in every other (Authenticate.KeyTTL). domain.ErrNotFound if the account has no such key.
-func (uc *Provision) RevokeAPIKey(ctx context.Context, id domain.AccountID, keyID string) error {
+// in every other (Authenticate.KeyTTL). domain.ErrNotFound if the account
+// has no such key.
+func (uc *RevokeAPIKey) Handle(ctx context.Context, id domain.AccountID, keyID string) error {
 	if err := uc.accounts.RevokeAPIKey(ctx, id, keyID, uc.clock.Now()); err != nil {
 		return fmt.Errorf("revoke API key: %w", err)
 	}

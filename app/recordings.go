@@ -11,43 +11,11 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Recordings is the web application's use cases on an account's jobs, one
+// The use cases below are the web application's on an account's jobs, one
 // type each: the history, a recording's page, its audio, webhook resends,
 // checklist previews and analytics. Every one takes the visitor's account,
 // and a job of another account is domain.ErrNotFound, exactly like a
 // missing one.
-type Recordings struct {
-	History       *ListRecordings
-	Get           *GetRecording
-	Statuses      *RecordingStatuses
-	Audio         *RecordingAudio
-	Resend        *ResendDelivery
-	Preview       *PreviewChecklist
-	Report        *ReportChecklist
-	NameSpeakers  *NameSpeakers
-	Export        *ExportRecording
-	Analyses      *LiveAnalyses
-	SendTestEvent *SendTestEvent
-}
-
-// NewRecordings wires the use cases in one literal, each given only the
-// ports it calls; analytics may be nil.
-func NewRecordings(jobs ports.JobStore, lister ports.JobLister, analyses ports.AnalysisStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore,
-	blobs ports.BlobStore, sender ports.WebhookSender, analyzer ports.ChecklistAnalyzer, analytics ports.ChecklistAnalytics, clock ports.Clock) *Recordings {
-	return &Recordings{
-		History:       NewListRecordings(lister, checklists),
-		Get:           NewGetRecording(jobs, analyses, deliveries, accounts, checklists),
-		Statuses:      NewRecordingStatuses(jobs),
-		Audio:         NewRecordingAudio(jobs, blobs),
-		Resend:        NewResendDelivery(jobs, deliveries, accounts, sender, clock),
-		Preview:       NewPreviewChecklist(jobs, accounts, analyzer, clock),
-		Report:        NewReportChecklist(analyses, checklists, analytics),
-		NameSpeakers:  NewNameSpeakers(jobs),
-		Export:        NewExportRecording(jobs),
-		Analyses:      NewLiveAnalyses(lister, checklists),
-		SendTestEvent: NewSendTestEvent(accounts, sender, clock),
-	}
-}
 
 // HistoryPage is one page of the history.
 type HistoryPage struct {

@@ -22,15 +22,16 @@ func (c *movingClock) Now() time.Time { return c.now }
 func TestSessionsEndWhenIdleAndAfterTheirLifetime(t *testing.T) {
 	st := apptest.NewStore()
 	clock := &movingClock{now: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}
-	people := app.NewPeople(st, st, st, &countingHasher{}, app.NewRateLimit(st, clock), clock)
+	hasher, limit := &countingHasher{}, app.NewRateLimit(st, clock)
+	signUp, signIn, resolve := app.NewSignUp(st, st, hasher, limit, clock), app.NewSignIn(st, st, hasher, limit, clock), app.NewResolveSession(st, st, st, clock)
 	ctx := context.Background()
-	in, err := people.SignUp(ctx, app.SignUpRequest{AccountName: "Org", Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"})
+	in, err := signUp.Handle(ctx, app.SignUpRequest{AccountName: "Org", Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	use := func(after time.Duration) error {
 		clock.now = clock.now.Add(after)
-		_, err := people.Resolve(ctx, in.Token)
+		_, err := resolve.Handle(ctx, in.Token)
 		return err
 	}
 	// Used every 11 hours: alive for a week, not longer.
@@ -43,7 +44,7 @@ func TestSessionsEndWhenIdleAndAfterTheirLifetime(t *testing.T) {
 		t.Fatalf("a session used past its lifetime of %s: %v, want it ended", domain.SessionLifetime, err)
 	}
 	// A new one left unused for longer than SessionIdle ends.
-	in, err = people.SignIn(ctx, "a@example.am", "a long enough password", "10.0.0.1")
+	in, err = signIn.Handle(ctx, "a@example.am", "a long enough password", "10.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

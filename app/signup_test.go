@@ -29,18 +29,18 @@ func TestSignUpDoesTheSameWorkForATakenEmail(t *testing.T) {
 	st := apptest.NewStore()
 	h := &countingHasher{}
 	clock := ports.SystemClock{}
-	people := app.NewPeople(st, st, st, h, app.NewRateLimit(st, clock), clock)
+	signUp := app.NewSignUp(st, st, h, app.NewRateLimit(st, clock), clock)
 	ctx := context.Background()
 	req := app.SignUpRequest{AccountName: "Org", Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"}
 	before := h.hashes.Load()
-	in, err := people.SignUp(ctx, req)
+	in, err := signUp.Handle(ctx, req)
 	if err != nil || in.Token == "" {
 		t.Fatalf("new email: %+v, %v", in, err)
 	}
 	newWork := h.hashes.Load() - before
 	before = h.hashes.Load()
 	req.Email = "A@example.am"
-	again, err := people.SignUp(ctx, req)
+	again, err := signUp.Handle(ctx, req)
 	if err != nil || again.Token != "" {
 		t.Fatalf("taken email: %+v, %v; want no error and no session", again, err)
 	}
@@ -49,12 +49,12 @@ func TestSignUpDoesTheSameWorkForATakenEmail(t *testing.T) {
 	}
 	for i := range app.SignUpPerIP - 2 {
 		req.Email = "n" + string(rune('a'+i)) + "@example.am"
-		if _, err := people.SignUp(ctx, req); err != nil {
+		if _, err := signUp.Handle(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 	}
 	before = h.hashes.Load()
-	if _, err := people.SignUp(ctx, req); !errors.Is(err, domain.ErrRateLimited) || h.hashes.Load() != before {
+	if _, err := signUp.Handle(ctx, req); !errors.Is(err, domain.ErrRateLimited) || h.hashes.Load() != before {
 		t.Fatalf("sign-up past the limit: %v, %d hashes; want ErrRateLimited before any hashing", err, h.hashes.Load()-before)
 	}
 }
@@ -64,12 +64,12 @@ func TestSignUpDoesTheSameWorkForATakenEmail(t *testing.T) {
 func TestOrganisationNameCountsCharacters(t *testing.T) {
 	st := apptest.NewStore()
 	clock := ports.SystemClock{}
-	people := app.NewPeople(st, st, st, &countingHasher{}, app.NewRateLimit(st, clock), clock)
+	signUp := app.NewSignUp(st, st, &countingHasher{}, app.NewRateLimit(st, clock), clock)
 	long := strings.Repeat("Ա", 200)
-	if _, err := people.SignUp(context.Background(), app.SignUpRequest{AccountName: long, Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"}); err != nil {
+	if _, err := signUp.Handle(context.Background(), app.SignUpRequest{AccountName: long, Email: "a@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"}); err != nil {
 		t.Fatalf("200 Armenian letters (400 bytes): %v", err)
 	}
-	_, err := people.SignUp(context.Background(), app.SignUpRequest{AccountName: long + "Բ", Email: "b@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"})
+	_, err := signUp.Handle(context.Background(), app.SignUpRequest{AccountName: long + "Բ", Email: "b@example.am", Password: "a long enough password", ClientIP: "10.0.0.1"})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Code != "invalid_name" {
 		t.Fatalf("201 characters: %v, want invalid_name", err)

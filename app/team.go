@@ -14,24 +14,24 @@ import (
 // ResetLifetime is how long a password reset link may be used.
 const ResetLifetime = 24 * time.Hour
 
-// Team holds what owners do with their account's people in the web
-// application (invite, change roles, remove), what everyone does with their
-// own password, and the one-time reset links owners and operators hand out.
-// Links are shown to copy; nothing is e-mailed.
-type Team struct {
-	people *People
-	team   ports.TeamStore
+// The use cases below are what owners do with their account's people in
+// the web application (invite, change roles, remove), what everyone does
+// with their own password, and the one-time reset links owners and
+// operators hand out. Links are shown to copy; nothing is e-mailed.
+
+// ListMembers returns the account's people, oldest first.
+type ListMembers struct {
+	team ports.TeamStore
 }
 
-// NewTeam builds the use cases on People's stores.
-func NewTeam(people *People, team ports.TeamStore) *Team {
-	need("people", people)
+// NewListMembers builds the use case.
+func NewListMembers(team ports.TeamStore) *ListMembers {
 	need("team", team)
-	return &Team{people: people, team: team}
+	return &ListMembers{team: team}
 }
 
-// Members returns the account's people, oldest first.
-func (uc *Team) Members(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
+// Handle runs the use case (ListMembers).
+func (uc *ListMembers) Handle(ctx context.Context, account domain.AccountID) ([]domain.User, error) {
 	us, err := uc.team.ListUsers(ctx, account)
 	if err != nil {
 		return nil, fmt.Errorf("team: %w", err)
@@ -46,17 +46,32 @@ const (
 	scopeInvite       = "invite-account"
 )
 
-// Invite adds a person to the account and returns the invitation token.
-// An invitation reserves no address, and an address with a person in
-// another account is invited exactly like an unknown one: the answer never
-// tells whether an address has an account. Only an address already in
-// this account is refused. Too many invitations a minute are
-// domain.ErrRateLimited.
-func (uc *Team) Invite(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
-	if err := uc.people.limit.Allow(ctx, scopeInvite, string(account), InvitesPerAccount); err != nil {
+// InviteMember adds a person to an owner's account and returns the
+// invitation token (the team page; operators use InviteUser).
+type InviteMember struct {
+	users ports.UserStore
+	limit *RateLimit
+	clock ports.Clock
+}
+
+// NewInviteMember builds the use case.
+func NewInviteMember(users ports.UserStore, limit *RateLimit, clock ports.Clock) *InviteMember {
+	need("users", users)
+	need("limit", limit)
+	need("clock", clock)
+	return &InviteMember{users: users, limit: limit, clock: clock}
+}
+
+// Handle runs the use case (InviteMember). An invitation reserves no
+// address, and an address with a person in another account is invited
+// exactly like an unknown one: the answer never tells whether an address
+// has an account. Only an address already in this account is refused. Too
+// many invitations a minute are domain.ErrRateLimited.
+func (uc *InviteMember) Handle(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
+	if err := uc.limit.Allow(ctx, scopeInvite, string(account), InvitesPerAccount); err != nil {
 		return domain.User{}, "", err
 	}
-	u, token, err := uc.people.Invite(ctx, account, email, role)
+	u, token, err := invite(ctx, uc.users, uc.clock.Now(), account, email, role)
 	if errors.Is(err, domain.ErrConflict) {
 		return domain.User{}, "", domain.Invalid("email_taken", "%s is already in this team", strings.ToLower(strings.TrimSpace(email)))
 	}
@@ -66,22 +81,34 @@ func (uc *Team) Invite(ctx context.Context, account domain.AccountID, email stri
 // errLastOwner keeps every account with someone who can manage it.
 var errLastOwner = domain.Invalid("last_owner", "an account needs at least one owner: make someone else an owner first")
 
-// SetRole changes the role of one of the account's people. The last owner
-// stays an owner.
-func (uc *Team) SetRole(ctx context.Context, account domain.AccountID, userID string, role domain.Role) error {
+// SetRole changes the role of one of the account's people.
+type SetRole struct {
+	users ports.UserStore
+	team  ports.TeamStore
+}
+
+// NewSetRole builds the use case.
+func NewSetRole(users ports.UserStore, team ports.TeamStore) *SetRole {
+	need("users", users)
+	need("team", team)
+	return &SetRole{users: users, team: team}
+}
+
+// Handle runs the use case (SetRole). The last owner stays an owner.
+func (uc *SetRole) Handle(ctx context.Context, account domain.AccountID, userID string, role domain.Role) error {
 	if !role.Valid() {
 		return domain.Invalid("invalid_role", "role must be \"owner\" or \"member\", not %q", role)
 	}
-	u, err := uc.member(ctx, account, userID)
+	u, err := member(ctx, uc.users, account, userID)
 	if err != nil {
 		return err
 	}
 	if u.Role == domain.RoleOwner && role != domain.RoleOwner {
-		if err := uc.anotherOwner(ctx, account, userID); err != nil {
+		if err := anotherOwner(ctx, uc.team, account, userID); err != nil {
 			return err
 		}
 	}
-	return uc.people.users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
+	return uc.users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
 		if x.Role != role {
 			x.EndResetLink()
 		}
@@ -90,15 +117,28 @@ func (uc *Team) SetRole(ctx context.Context, account domain.AccountID, userID st
 	})
 }
 
-// Remove deletes one of the account's people and signs them out. The last
-// owner cannot be removed.
-func (uc *Team) Remove(ctx context.Context, account domain.AccountID, userID string) error {
-	u, err := uc.member(ctx, account, userID)
+// RemoveMember deletes one of the account's people and signs them out.
+type RemoveMember struct {
+	users ports.UserStore
+	team  ports.TeamStore
+}
+
+// NewRemoveMember builds the use case.
+func NewRemoveMember(users ports.UserStore, team ports.TeamStore) *RemoveMember {
+	need("users", users)
+	need("team", team)
+	return &RemoveMember{users: users, team: team}
+}
+
+// Handle runs the use case (RemoveMember). The last owner cannot be
+// removed.
+func (uc *RemoveMember) Handle(ctx context.Context, account domain.AccountID, userID string) error {
+	u, err := member(ctx, uc.users, account, userID)
 	if err != nil {
 		return err
 	}
 	if u.Role == domain.RoleOwner {
-		if err := uc.anotherOwner(ctx, account, userID); err != nil {
+		if err := anotherOwner(ctx, uc.team, account, userID); err != nil {
 			return err
 		}
 	}
@@ -108,11 +148,11 @@ func (uc *Team) Remove(ctx context.Context, account domain.AccountID, userID str
 
 // member returns one of the account's users; another account's is
 // domain.ErrNotFound, like a missing one.
-func (uc *Team) member(ctx context.Context, account domain.AccountID, userID string) (domain.User, error) {
+func member(ctx context.Context, users ports.UserStore, account domain.AccountID, userID string) (domain.User, error) {
 	if userID == "" {
 		return domain.User{}, domain.ErrNotFound
 	}
-	u, err := uc.people.users.FindUser(ctx, ports.UserKey{ID: userID})
+	u, err := users.FindUser(ctx, ports.UserKey{ID: userID})
 	if err == nil && u.AccountID != account {
 		err = domain.ErrNotFound
 	}
@@ -120,8 +160,8 @@ func (uc *Team) member(ctx context.Context, account domain.AccountID, userID str
 }
 
 // memberByEmail returns the account's user with that (normalised) email.
-func (uc *Team) memberByEmail(ctx context.Context, account domain.AccountID, email string) (domain.User, error) {
-	us, err := uc.team.ListUsers(ctx, account)
+func memberByEmail(ctx context.Context, team ports.TeamStore, account domain.AccountID, email string) (domain.User, error) {
+	us, err := team.ListUsers(ctx, account)
 	if err != nil {
 		return domain.User{}, fmt.Errorf("team: %w", err)
 	}
@@ -133,8 +173,8 @@ func (uc *Team) memberByEmail(ctx context.Context, account domain.AccountID, ema
 	return domain.User{}, domain.ErrNotFound
 }
 
-func (uc *Team) anotherOwner(ctx context.Context, account domain.AccountID, userID string) error {
-	us, err := uc.team.ListUsers(ctx, account)
+func anotherOwner(ctx context.Context, team ports.TeamStore, account domain.AccountID, userID string) error {
+	us, err := team.ListUsers(ctx, account)
 	if err != nil {
 		return fmt.Errorf("team: %w", err)
 	}
@@ -148,18 +188,35 @@ func (uc *Team) anotherOwner(ctx context.Context, account domain.AccountID, user
 
 // ChangePassword sets the visitor's new password once the current one is
 // right, and signs out every other session of theirs.
-func (uc *Team) ChangePassword(ctx context.Context, v Visitor, current, next string) error {
+type ChangePassword struct {
+	users  ports.UserStore
+	team   ports.TeamStore
+	hasher ports.PasswordHasher
+	clock  ports.Clock
+}
+
+// NewChangePassword builds the use case.
+func NewChangePassword(users ports.UserStore, team ports.TeamStore, hasher ports.PasswordHasher, clock ports.Clock) *ChangePassword {
+	need("users", users)
+	need("team", team)
+	need("hasher", hasher)
+	need("clock", clock)
+	return &ChangePassword{users: users, team: team, hasher: hasher, clock: clock}
+}
+
+// Handle runs the use case (ChangePassword).
+func (uc *ChangePassword) Handle(ctx context.Context, v Visitor, current, next string) error {
 	if len(current) > domain.MaxPasswordLen {
 		return errWrongPassword
 	}
-	ok, err := uc.people.hasher.Verify(v.User.PasswordHash, current)
+	ok, err := uc.hasher.Verify(v.User.PasswordHash, current)
 	if err != nil {
 		return fmt.Errorf("change password: %w", err)
 	}
 	if !ok {
 		return errWrongPassword
 	}
-	if err := uc.setPassword(ctx, v.User.ID, next, ""); err != nil {
+	if err := setPassword(ctx, uc.users, uc.hasher, uc.clock, v.User.ID, next, ""); err != nil {
 		return err
 	}
 	if _, err := uc.team.DeleteUserSessions(ctx, v.User.ID, v.Session.ID); err != nil {
@@ -172,17 +229,18 @@ var errWrongPassword = domain.Invalid("wrong_password", "the current password is
 
 // setPassword hashes and saves a new password; a non-empty resetHash must
 // still be the user's pending link (so a link works once). Any reset link
-// of the person ends with the change (domain.User.EndResetLink).
-func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash string) error {
+// of the person ends with the change (domain.User.EndResetLink). It is the
+// work ChangePassword and ResetPassword share.
+func setPassword(ctx context.Context, users ports.UserStore, hasher ports.PasswordHasher, clock ports.Clock, userID, password, resetHash string) error {
 	if err := domain.ValidatePassword(password); err != nil {
 		return err
 	}
-	hash, err := uc.people.hasher.Hash(password)
+	hash, err := hasher.Hash(password)
 	if err != nil {
 		return fmt.Errorf("set password: %w", err)
 	}
-	now := uc.people.clock.Now()
-	return uc.people.users.UpdateUser(ctx, userID, func(x *domain.User) error {
+	now := clock.Now()
+	return users.UpdateUser(ctx, userID, func(x *domain.User) error {
 		if resetHash != "" {
 			if x.InviteHash != resetHash || !now.Before(x.InviteExpiresAt) {
 				return domain.ErrNotFound // used or expired meanwhile
@@ -194,31 +252,53 @@ func (uc *Team) setPassword(ctx context.Context, userID, password, resetHash str
 	})
 }
 
-// ResetLink issues a one-time password reset token for the person with
-// that email in the account (an empty account: any account, for
-// operators). It replaces any earlier link. For a person who has not yet
-// accepted their invitation it renews the invitation instead; invited
-// reports which, so the caller builds the right address.
-func (uc *Team) ResetLink(ctx context.Context, account domain.AccountID, email string) (u domain.User, token string, invited bool, err error) {
+// ResetLink issues a one-time password reset token for a person (owners
+// on the team page, operators with `hyscribe user reset-link`).
+type ResetLink struct {
+	users ports.UserStore
+	team  ports.TeamStore
+	clock ports.Clock
+}
+
+// NewResetLink builds the use case.
+func NewResetLink(users ports.UserStore, team ports.TeamStore, clock ports.Clock) *ResetLink {
+	need("users", users)
+	need("team", team)
+	need("clock", clock)
+	return &ResetLink{users: users, team: team, clock: clock}
+}
+
+// Handle runs the use case (ResetLink) for the person with that email in
+// the account (an empty account: any account, for operators). It replaces
+// any earlier link. For a person who has not yet accepted their invitation
+// it renews the invitation instead; invited reports which, so the caller
+// builds the right address.
+func (uc *ResetLink) Handle(ctx context.Context, account domain.AccountID, email string) (u domain.User, token string, invited bool, err error) {
+	return issueResetLink(ctx, uc.users, uc.team, uc.clock, account, email)
+}
+
+// issueResetLink is ResetLink's work, which ForgotPassword shares; team is
+// read only for a non-empty account and may be nil without one.
+func issueResetLink(ctx context.Context, users ports.UserStore, team ports.TeamStore, clock ports.Clock, account domain.AccountID, email string) (u domain.User, token string, invited bool, err error) {
 	norm, err := domain.NormalizeEmail(email)
 	if err != nil {
 		return domain.User{}, "", false, err
 	}
-	u, err = uc.people.users.FindUser(ctx, ports.UserKey{Email: norm})
+	u, err = users.FindUser(ctx, ports.UserKey{Email: norm})
 	if err == nil && account != "" && u.AccountID != account {
 		// The address may have a person elsewhere and an invitation here.
-		u, err = uc.memberByEmail(ctx, account, norm)
+		u, err = memberByEmail(ctx, team, account, norm)
 	}
 	if err != nil {
 		return domain.User{}, "", false, err
 	}
 	token = randomToken()
-	now := uc.people.clock.Now()
+	now := clock.Now()
 	life := ResetLifetime
 	if u.Invited() {
 		life = domain.InviteLifetime
 	}
-	err = uc.people.users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
+	err = users.UpdateUser(ctx, u.ID, func(x *domain.User) error {
 		x.InviteHash, x.InviteExpiresAt = domain.HashToken(token), now.Add(life)
 		u = *x
 		return nil
@@ -229,17 +309,35 @@ func (uc *Team) ResetLink(ctx context.Context, account domain.AccountID, email s
 	return u, token, u.Invited(), nil
 }
 
-// PasswordReset returns the person a pending reset token is for; an
-// unknown, used or expired one (or an invitation) is domain.ErrNotFound.
-func (uc *Team) PasswordReset(ctx context.Context, token string) (domain.User, error) {
+// GetPasswordReset returns the person a pending reset token is for.
+type GetPasswordReset struct {
+	users ports.UserStore
+	clock ports.Clock
+}
+
+// NewGetPasswordReset builds the use case.
+func NewGetPasswordReset(users ports.UserStore, clock ports.Clock) *GetPasswordReset {
+	need("users", users)
+	need("clock", clock)
+	return &GetPasswordReset{users: users, clock: clock}
+}
+
+// Handle runs the use case (GetPasswordReset); an unknown, used or expired
+// token (or an invitation) is domain.ErrNotFound.
+func (uc *GetPasswordReset) Handle(ctx context.Context, token string) (domain.User, error) {
+	return pendingReset(ctx, uc.users, uc.clock, token)
+}
+
+// pendingReset is GetPasswordReset's work, which ResetPassword shares.
+func pendingReset(ctx context.Context, users ports.UserStore, clock ports.Clock, token string) (domain.User, error) {
 	if token == "" {
 		return domain.User{}, domain.ErrNotFound
 	}
-	u, err := uc.people.users.FindUser(ctx, ports.UserKey{InviteHash: domain.HashToken(token)})
+	u, err := users.FindUser(ctx, ports.UserKey{InviteHash: domain.HashToken(token)})
 	if err != nil {
 		return domain.User{}, err
 	}
-	if u.Invited() || !uc.people.clock.Now().Before(u.InviteExpiresAt) {
+	if u.Invited() || !clock.Now().Before(u.InviteExpiresAt) {
 		return domain.User{}, domain.ErrNotFound
 	}
 	return u, nil
@@ -247,30 +345,35 @@ func (uc *Team) PasswordReset(ctx context.Context, token string) (domain.User, e
 
 // ResetPassword sets a new password with a reset token (it works once),
 // signs out every session of the person and starts a new one.
-func (uc *Team) ResetPassword(ctx context.Context, token, password string) (SignedIn, error) {
-	u, err := uc.PasswordReset(ctx, token)
+type ResetPassword struct {
+	users    ports.UserStore
+	team     ports.TeamStore
+	sessions ports.SessionStore
+	hasher   ports.PasswordHasher
+	clock    ports.Clock
+}
+
+// NewResetPassword builds the use case.
+func NewResetPassword(users ports.UserStore, team ports.TeamStore, sessions ports.SessionStore, hasher ports.PasswordHasher, clock ports.Clock) *ResetPassword {
+	need("users", users)
+	need("team", team)
+	need("sessions", sessions)
+	need("hasher", hasher)
+	need("clock", clock)
+	return &ResetPassword{users: users, team: team, sessions: sessions, hasher: hasher, clock: clock}
+}
+
+// Handle runs the use case (ResetPassword).
+func (uc *ResetPassword) Handle(ctx context.Context, token, password string) (SignedIn, error) {
+	u, err := pendingReset(ctx, uc.users, uc.clock, token)
 	if err != nil {
 		return SignedIn{}, err
 	}
-	if err := uc.setPassword(ctx, u.ID, password, domain.HashToken(token)); err != nil {
+	if err := setPassword(ctx, uc.users, uc.hasher, uc.clock, u.ID, password, domain.HashToken(token)); err != nil {
 		return SignedIn{}, err
 	}
 	if _, err := uc.team.DeleteUserSessions(ctx, u.ID, ""); err != nil {
 		return SignedIn{}, fmt.Errorf("reset password: %w", err)
 	}
-	return uc.people.startSession(ctx, u)
-}
-
-// Invitation returns the pending invitation of token with the account it
-// is to, so the page can name the organisation.
-func (uc *Team) Invitation(ctx context.Context, token string) (domain.User, domain.Account, error) {
-	u, err := uc.people.Invitation(ctx, token)
-	if err != nil {
-		return domain.User{}, domain.Account{}, err
-	}
-	a, err := uc.people.accounts.GetAccount(ctx, u.AccountID)
-	if err != nil {
-		return domain.User{}, domain.Account{}, fmt.Errorf("invitation: %w", err)
-	}
-	return u, a, nil
+	return startSession(ctx, uc.sessions, uc.clock.Now(), u)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
 )
 
 // webhookSecretBytes is the length of a generated secret's key: 32 bytes,
@@ -23,12 +24,24 @@ func NewWebhookSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
-// GenerateWebhookSecret gives the account a new webhookSecret made by
-// NewWebhookSecret and returns it: the only time it is shown whole. Events
-// sent from then on carry it and are signed with it.
-func (uc *Provision) GenerateWebhookSecret(ctx context.Context, id domain.AccountID) (string, error) {
+// GenerateWebhookSecret gives an account a new webhookSecret made by
+// NewWebhookSecret.
+type GenerateWebhookSecret struct {
+	accounts ports.AccountStore
+}
+
+// NewGenerateWebhookSecret builds the use case.
+func NewGenerateWebhookSecret(accounts ports.AccountStore) *GenerateWebhookSecret {
+	need("accounts", accounts)
+	return &GenerateWebhookSecret{accounts: accounts}
+}
+
+// Handle runs the use case (GenerateWebhookSecret) and returns the secret:
+// the only time it is shown whole. Events sent from then on carry it and
+// are signed with it.
+func (uc *GenerateWebhookSecret) Handle(ctx context.Context, id domain.AccountID) (string, error) {
 	secret := NewWebhookSecret()
-	if _, err := uc.UpdateAccount(ctx, id, AccountChanges{WebhookSecret: &secret}); err != nil {
+	if _, err := updateAccount(ctx, uc.accounts, id, AccountChanges{WebhookSecret: &secret}); err != nil {
 		return "", fmt.Errorf("generate webhook secret: %w", err)
 	}
 	return secret, nil

@@ -190,22 +190,6 @@ type ListedJob struct {
 	Excerpt string
 }
 
-// Listing is j as ListJobs lists it for a search ("" for none), with the
-// shortest Excerpt: what an in-memory store returns, and what a store's
-// listing is checked against.
-func Listing(j domain.Job, search string) ListedJob {
-	j = j.Shown()
-	l := ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
-		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration()}
-	if j.Metadata != nil {
-		l.Metadata = append(json.RawMessage(nil), j.Metadata...)
-	}
-	if search != "" {
-		l.Excerpt = domain.SearchExcerpt(j.Transcription, search, domain.SnippetRadius)
-	}
-	return l
-}
-
 // JobLister lists jobs for people.
 type JobLister interface {
 	// ListJobs returns one page of the account's jobs matching q, newest
@@ -311,54 +295,26 @@ type OutboxRecord struct {
 	Event domain.Event
 }
 
-// Outbox is the store side of the transactional outbox.
+// Outbox is the store side of the transactional outbox: what the relay
+// (app.Relay) calls. Stores also claim records and mark them sent in two
+// steps (ClaimOutbox, MarkSent: the contract suite reads the outbox
+// through them, porttest.OutboxSteps), but no use case does.
 type Outbox interface {
-	// ClaimOutbox returns up to limit unsent records in commit (Seq) order and
-	// leases them to the caller until now+lease, so that relays running at the
-	// same time do not publish the same record. Records not marked sent by then
-	// are returned again. A record is never returned while an earlier record
-	// of the same docId is leased to someone else.
-	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxRecord, error)
-	// MarkSent removes published records. Unknown seqs are ignored.
-	MarkSent(ctx context.Context, seqs []int64) error
-	// PublishOutbox hands up to limit unsent records in Seq order to
-	// publish, as ClaimOutbox would (never a record while an earlier record
-	// of its docId is leased or being published by another caller, never a
-	// record to two callers at once), and removes them once publish returns
-	// nil. When publish fails, or the process dies before the removal, the
-	// records stay (at-least-once); lease bounds how long they stay
-	// reserved to this caller where the store leases them. It returns how
-	// many records were published, and publish's error unchanged.
+	// PublishOutbox hands up to limit unsent records in commit (Seq) order
+	// to publish, leasing them to the caller until now+lease where the
+	// store leases: never a record while an earlier record of its docId is
+	// leased or being published by another caller, never a record to two
+	// callers at once, so that relays running at the same time do not
+	// publish the same record. It removes them once publish returns nil.
+	// When publish fails, or the process dies before the removal, the
+	// records stay (at-least-once), reserved to this caller until the
+	// lease lapses where the store leases them. It returns how many records
+	// were published, and publish's error unchanged.
 	PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []OutboxRecord) error) (int, error)
 	// OutboxWritten is signalled (without blocking) after a commit that wrote
 	// events, so a relay in the same process can publish at once. It may never
 	// fire; relays also poll.
 	OutboxWritten() <-chan struct{}
-}
-
-// PublishLeased is PublishOutbox for a store that leases: it claims up to
-// limit records with ClaimOutbox, hands them to publish and removes them
-// with MarkSent once publish returned nil. A crash or a failed publish
-// leaves them leased until the lease lapses, then they are claimed again.
-func PublishLeased(ctx context.Context, o interface {
-	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxRecord, error)
-	MarkSent(ctx context.Context, seqs []int64) error
-}, now time.Time, lease time.Duration, limit int, publish func(context.Context, []OutboxRecord) error) (int, error) {
-	recs, err := o.ClaimOutbox(ctx, now, lease, limit)
-	if err != nil || len(recs) == 0 {
-		return 0, err
-	}
-	if err := publish(ctx, recs); err != nil {
-		return 0, err
-	}
-	seqs := make([]int64, len(recs))
-	for i, r := range recs {
-		seqs[i] = r.Seq
-	}
-	if err := o.MarkSent(ctx, seqs); err != nil {
-		return 0, err
-	}
-	return len(recs), nil
 }
 
 // DeliveryStore records every attempt to deliver an event to a receiver.

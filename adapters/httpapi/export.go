@@ -9,14 +9,14 @@ import (
 // counts against its own per-key counter with the polling limit.
 func (s *server) exportTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
+	if err := s.commands.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
 		return err
 	}
-	ex, err := s.deps.Export.Handle(ctx, p, c.Query("docId"), c.Query("format"))
+	ex, err := s.queries.ExportJob.Handle(ctx, p, c.Query("docId"), c.Query("format"))
 	if err != nil {
 		return err
 	}
@@ -28,18 +28,18 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 // deleteTranscription is POST /api/deleteTranscription (DESIGN §2).
 func (s *server) deleteTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopeDelete, p.Key.ID, s.cfg.CreateLimit); err != nil {
+	if err := s.commands.RateLimit.Allow(ctx, scopeDelete, p.Key.ID, s.cfg.CreateLimit); err != nil {
 		return err
 	}
 	body, err := readBody(c, maxDeleteBody)
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Delete.Handle(ctx, p, body)
+	res, err := s.commands.DeleteJob.Handle(ctx, p, body)
 	if err != nil {
 		return err
 	}

@@ -96,11 +96,11 @@ func (s *server) noRoute(c *fiber.Ctx) error {
 // createTranscription is POST /api/createTranscription (spec §4.1).
 func (s *server) createTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopeCreate, p.Key.ID, s.cfg.CreateLimit); err != nil {
+	if err := s.commands.RateLimit.Allow(ctx, scopeCreate, p.Key.ID, s.cfg.CreateLimit); err != nil {
 		return err
 	}
 	// Refuse other plans before reading what may be a large body.
@@ -118,7 +118,7 @@ func (s *server) createTranscription(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, replayed, err := s.deps.Create.HandleOnce(ctx, p, body, key)
+	res, replayed, err := s.commands.CreateJob.HandleOnce(ctx, p, body, key)
 	if err != nil {
 		return err
 	}
@@ -148,11 +148,11 @@ func readBody(c *fiber.Ctx, limit int64) ([]byte, error) {
 // getTranscription is GET /api/getTranscription (spec §4.3).
 func (s *server) getTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	view, err := s.deps.Poll.Handle(ctx, scopePoll, p, c.Query("docId"), s.cfg.PollLimit)
+	view, err := s.queries.Poll.Handle(ctx, scopePoll, p, c.Query("docId"), s.cfg.PollLimit)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (s *server) uploadAudio(c *fiber.Ctx) error {
 	defer s.uploads.release(ip)
 	body := bodyOf(c)
 	paced := newPacedBody(body, c.Context().Conn(), s.cfg.UploadRateWindow, s.cfg.UploadMinRate, s.cfg.UploadTimeout)
-	err = s.deps.Upload.Handle(c.UserContext(), app.UploadRequest{
+	err = s.commands.ReceiveUpload.Handle(c.UserContext(), app.UploadRequest{
 		DocID: domain.DocID(c.Params("docId")), Expires: expires, Signature: signature,
 		Body: paced, ContentLength: uploadLength(&c.Request().Header),
 	})

@@ -108,7 +108,6 @@ type env struct {
 	store  store
 	blobs  *blob.Disk
 	clock  *testClock
-	prov   *app.Provision
 	reg    *metrics.Registry
 	logs   *syncBuffer
 	client *http.Client
@@ -148,16 +147,21 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 		ready = e.ready.Load
 	}
 	signer := blob.NewSigner(e.base, []byte("test secret, 32 bytes long......"))
-	e.prov = app.NewProvision(st, st, e.clock)
 	e.app = New(o.cfg, Deps{
-		Auth:      app.NewAuthenticate(st, e.clock),
-		RateLimit: app.NewRateLimit(st, e.clock),
-		Create:    app.NewCreateJob(st, st, signer, e.clock, 0),
-		Get:       app.NewGetJob(st),
-		Upload:    app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
-		Export:    app.NewExportJob(st),
-		Delete:    app.NewDeleteJob(st, blobs, e.clock, nil),
-		Reconcile: app.NewReconcile(st, st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock),
+		App: app.Application{
+			Commands: app.Commands{
+				RateLimit:     app.NewRateLimit(st, e.clock),
+				CreateJob:     app.NewCreateJob(st, st, signer, e.clock, 0),
+				ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
+				DeleteJob:     app.NewDeleteJob(st, blobs, e.clock, nil),
+				Reconcile:     app.NewReconcile(st, st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock),
+			},
+			Queries: app.Queries{
+				Authenticate: app.NewAuthenticate(st, e.clock),
+				GetJob:       app.NewGetJob(st),
+				ExportJob:    app.NewExportJob(st),
+			},
+		},
 		Ready:     ready,
 		Readiness: o.readiness,
 		Metrics:   e.reg,
@@ -184,7 +188,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 // account creates an account and returns its API key.
 func (e *env) account(plan domain.Plan) (domain.Account, string) {
 	e.t.Helper()
-	a, key, err := e.prov.CreateAccount(context.Background(), "Acme "+string(plan), plan, 3600)
+	a, key, err := app.NewCreateAccount(e.store, e.clock).Handle(context.Background(), "Acme "+string(plan), plan, 3600)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -11,18 +11,18 @@ import (
 // counts against its own per-key counter.
 func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
+	if err := s.commands.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
 		return err
 	}
 	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), c.Query("cursor"))
 	if err != nil {
 		return err
 	}
-	page, err := s.deps.Reconcile.List(ctx, p, r)
+	page, err := s.commands.Reconcile.List(ctx, p, r)
 	if err != nil {
 		return err
 	}
@@ -34,18 +34,18 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 // against its own per-key counter.
 func (s *server) resendEvent(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.deps.Auth.Handle(ctx, c.Get(fiber.HeaderAuthorization))
+	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
 	if err != nil {
 		return err
 	}
-	if err := s.deps.RateLimit.Allow(ctx, scopeResend, p.Key.ID, s.cfg.ResendLimit); err != nil {
+	if err := s.commands.RateLimit.Allow(ctx, scopeResend, p.Key.ID, s.cfg.ResendLimit); err != nil {
 		return err
 	}
 	body, err := readBody(c, maxResendBody)
 	if err != nil {
 		return err
 	}
-	res, err := s.deps.Reconcile.Resend(ctx, p, body)
+	res, err := s.commands.Reconcile.Resend(ctx, p, body)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (s *server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	expires, signature, err := parseUploadQuery(string(u.QueryArgs().Peek("expires")), string(u.QueryArgs().Peek("signature")))
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), screenTimeout)
-		err = s.deps.Upload.Check(ctx, app.UploadRequest{DocID: domain.DocID(id), Expires: expires, Signature: signature,
+		err = s.commands.ReceiveUpload.Check(ctx, app.UploadRequest{DocID: domain.DocID(id), Expires: expires, Signature: signature,
 			ContentLength: uploadLength(h)})
 		cancel()
 	}

@@ -90,18 +90,11 @@ func (c Config) withDefaults() Config {
 
 // Deps are the use cases and services the adapter calls.
 type Deps struct {
-	Auth      *app.Authenticate
-	RateLimit *app.RateLimit
-	Create    *app.CreateJob
-	Get       *app.GetJob
-	Upload    *app.ReceiveUpload
-	Export    *app.ExportJob
-	Delete    *app.DeleteJob
-	// Reconcile lists the caller's jobs and resends their events.
-	Reconcile *app.Reconcile
-	// Poll answers getTranscription; nil: RateLimit and Get, one after
-	// the other.
-	Poll *app.Poll
+	// App holds the use cases. Required: Commands.RateLimit, CreateJob,
+	// ReceiveUpload, DeleteJob and Reconcile, Queries.Authenticate, GetJob and
+	// ExportJob; Queries.Poll answers getTranscription when set, else
+	// RateLimit and GetJob do, one after the other.
+	App app.Application
 	// Ready reports whether the process can serve (store open, consumers
 	// running); nil means always ready.
 	Ready func() bool
@@ -164,6 +157,8 @@ type server struct {
 	cfg       Config
 	openapi   []byte // openAPIDocument with the server's address
 	deps      Deps
+	commands  app.Commands // deps.App's
+	queries   app.Queries
 	table     []route
 	log       *slog.Logger
 	requests  *metrics.CounterVec
@@ -199,17 +194,18 @@ func (s *server) routes() []route {
 // and stop it with app.ShutdownWithContext. It panics if a use case is
 // missing, like the app constructors do.
 func New(cfg Config, deps Deps) *fiber.App {
+	cmd, q := deps.App.Commands, deps.App.Queries
 	for name, missing := range map[string]bool{
-		"Auth": deps.Auth == nil, "RateLimit": deps.RateLimit == nil, "Create": deps.Create == nil,
-		"Get": deps.Get == nil, "Upload": deps.Upload == nil, "Export": deps.Export == nil, "Delete": deps.Delete == nil,
-		"Reconcile": deps.Reconcile == nil,
+		"Authenticate": q.Authenticate == nil, "RateLimit": cmd.RateLimit == nil, "CreateJob": cmd.CreateJob == nil,
+		"GetJob": q.GetJob == nil, "ReceiveUpload": cmd.ReceiveUpload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
+		"Reconcile": cmd.Reconcile == nil,
 	} {
 		if missing {
-			panic("httpapi.New: Deps." + name + " is required")
+			panic("httpapi.New: Deps.App's " + name + " is required")
 		}
 	}
-	if deps.Poll == nil {
-		deps.Poll = app.NewPoll(deps.RateLimit, deps.Get, nil)
+	if q.Poll == nil {
+		deps.App.Queries.Poll = app.NewPoll(cmd.RateLimit, q.GetJob, nil)
 	}
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.NewRegistry()
@@ -217,7 +213,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger}
+	s := &server{cfg: cfg.withDefaults(), deps: deps, commands: deps.App.Commands, queries: deps.App.Queries, log: deps.Logger}
 	s.table = s.routes()
 	if cfg.MetricsElsewhere {
 		s.table = slices.DeleteFunc(s.table, func(r route) bool { return r.path == pathMetrics })

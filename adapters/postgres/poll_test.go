@@ -45,9 +45,9 @@ func TestKeyCacheRevocationAcrossReplicas(t *testing.T) {
 	a, b := openURL(t, url), openURL(t, url)
 	authA, authB := app.NewAuthenticate(a, clock), app.NewAuthenticate(b, clock)
 	authA.KeyTTL, authB.KeyTTL = ttl, ttl
-	provA := app.NewProvision(a, a, clock)
-	provA.Revoked = authA.Forget
-	acct, raw, err := provA.CreateAccount(t.Context(), "Acme", domain.PlanBusiness, 600)
+	revokeA := app.NewRevokeAPIKey(a, clock)
+	revokeA.Revoked = authA.Forget
+	acct, raw, err := app.NewCreateAccount(a, clock).Handle(t.Context(), "Acme", domain.PlanBusiness, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +57,12 @@ func TestKeyCacheRevocationAcrossReplicas(t *testing.T) {
 			t.Fatalf("replica %s before revocation: %v", name, err)
 		}
 	}
-	keys, err := provA.ListAPIKeys(t.Context(), acct.ID)
+	keys, err := app.NewListAPIKeys(a).Handle(t.Context(), acct.ID)
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys %v, %v", keys, err)
 	}
 	clock.Set(t0.Add(time.Second))
-	if err := provA.RevokeAPIKey(t.Context(), acct.ID, keys[0].ID); err != nil {
+	if err := revokeA.Handle(t.Context(), acct.ID, keys[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := authA.Handle(t.Context(), header); !errors.Is(err, domain.ErrUnauthorized) {
@@ -87,12 +87,12 @@ func TestPollLimitAcrossReplicas(t *testing.T) {
 	url := pgtest.URL(t)
 	clock := &handClock{now: domain.RateWindow(t0).Add(time.Second)}
 	stores := []*Store{openURL(t, url), openURL(t, url)}
-	prov := app.NewProvision(stores[0], stores[0], clock)
-	acct, raw, err := prov.CreateAccount(t.Context(), "Acme", domain.PlanBusiness, 600)
+	createAccount := app.NewCreateAccount(stores[0], clock)
+	acct, raw, err := createAccount.Handle(t.Context(), "Acme", domain.PlanBusiness, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := prov.CreateAccount(t.Context(), "Other", domain.PlanBusiness, 600)
+	other, _, err := createAccount.Handle(t.Context(), "Other", domain.PlanBusiness, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func BenchmarkHitAndGetJob(b *testing.B) {
 	const name = "hyscribe_bench_poll"
 	url := pgtest.WithApplicationName(b, pgtest.URL(b), name)
 	s := openURL(b, url)
-	acct, _, err := app.NewProvision(s, s, &handClock{now: t0}).CreateAccount(b.Context(), "Bench", domain.PlanBusiness, 600)
+	acct, _, err := app.NewCreateAccount(s, &handClock{now: t0}).Handle(b.Context(), "Bench", domain.PlanBusiness, 600)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func BenchmarkHitAndGetJob(b *testing.B) {
 func TestPollPlannedOnce(t *testing.T) {
 	s := openURL(t, pgtest.URL(t)+"&pool_max_conns=1")
 	ctx := t.Context()
-	acct, _, err := app.NewProvision(s, s, &handClock{now: t0}).CreateAccount(ctx, "Acme", domain.PlanBusiness, 600)
+	acct, _, err := app.NewCreateAccount(s, &handClock{now: t0}).Handle(ctx, "Acme", domain.PlanBusiness, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func concurrentPolls(t *testing.T, keys int) {
 	url := pgtest.URL(t)
 	stores := []*Store{openURL(t, url), openURL(t, url)}
 	ctx := t.Context()
-	acct, _, err := app.NewProvision(stores[0], stores[0], &handClock{now: t0}).CreateAccount(ctx, "Acme", domain.PlanBusiness, 600)
+	acct, _, err := app.NewCreateAccount(stores[0], &handClock{now: t0}).Handle(ctx, "Acme", domain.PlanBusiness, 600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/leasedoutbox"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -72,13 +73,13 @@ func (s *Store) MarkSent(ctx context.Context, seqs []int64) error {
 	return nil
 }
 
-// PublishOutbox leases (ports.PublishLeased). SQLite has one writer, so
+// PublishOutbox leases (leasedoutbox.Publish). SQLite has one writer, so
 // publishing inside the claiming transaction would hold every other write
 // back for the whole publish: the lease keeps the records reserved
 // instead, and a crash or a failed publish leaves them to be claimed again
 // once it lapses.
 func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
-	return ports.PublishLeased(ctx, s, now, lease, limit, publish)
+	return leasedoutbox.Publish(ctx, s, now, lease, limit, publish)
 }
 
 // seqChunk keeps the number of bound values per statement well under

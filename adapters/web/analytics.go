@@ -39,7 +39,7 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -65,7 +65,7 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 		vw.Status, vw.Error = fiber.StatusBadRequest, text(vw.Lang, "an.baddates")
 		return w.render(c, "analytics", vw)
 	}
-	rep, ch, err := w.deps.Recordings.Report.Handle(c.UserContext(), v.Account.ID, d.Checklist, from, to.AddDate(0, 0, 1))
+	rep, ch, err := w.queries.ReportChecklist.Handle(c.UserContext(), v.Account.ID, d.Checklist, from, to.AddDate(0, 0, 1))
 	var ve *domain.ValidationError
 	switch {
 	case errors.As(err, &ve):

@@ -262,7 +262,7 @@ func (w *Web) apiPage(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	keys, err := w.deps.Provision.ListAPIKeys(c.UserContext(), v.Account.ID)
+	keys, err := w.queries.ListAPIKeys.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}

@@ -48,7 +48,7 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.deps.People.SignIn(c.UserContext(), f.Get("email"), f.Get("password"), c.IP())
+	in, err := w.commands.SignIn.Handle(c.UserContext(), f.Get("email"), f.Get("password"), c.IP())
 	if err != nil {
 		vw := w.newView(c, nil, "signin.title", "")
 		vw.CSRF = w.anonCSRF(c)
@@ -93,7 +93,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.deps.People.SignUp(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: c.IP()})
+	in, err := w.commands.SignUp.Handle(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: c.IP()})
 	if err != nil {
 		vw := w.newView(c, nil, "signup.title", "")
 		vw.CSRF = w.anonCSRF(c)
@@ -129,7 +129,7 @@ func (w *Web) signOut(c *fiber.Ctx) error {
 		if err != nil {
 			return w.formError(c, v, err)
 		}
-		if err := w.deps.People.SignOut(c.UserContext(), c.Cookies(w.sessionCookieName())); err != nil {
+		if err := w.commands.SignOut.Handle(c.UserContext(), c.Cookies(w.sessionCookieName())); err != nil {
 			return w.serverError(c, err)
 		}
 	}
@@ -140,7 +140,7 @@ func (w *Web) signOut(c *fiber.Ctx) error {
 func (w *Web) invitePage(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "invite.title", "")
 	vw.NoIndex = true
-	u, acct, err := w.deps.Team.Invitation(c.UserContext(), c.Params("token"))
+	u, acct, err := w.queries.GetInvitation.Handle(c.UserContext(), c.Params("token"))
 	if errors.Is(err, domain.ErrNotFound) {
 		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "invite.gone")
 		return w.render(c, "error", vw)
@@ -153,7 +153,7 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 }
 
 func (w *Web) acceptInvite(c *fiber.Ctx) error {
-	return w.setPasswordWithLink(c, "invite", "invite.title", "invite.gone", w.deps.People.AcceptInvite)
+	return w.setPasswordWithLink(c, "invite", "invite.title", "invite.gone", w.commands.AcceptInvite.Handle)
 }
 
 // busyOrLimited fills vw for an attempt refused by a rate limit (429) or by

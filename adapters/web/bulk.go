@@ -29,7 +29,7 @@ const MaxBulk = 200
 // deletion (the recording, its audio, transcript, analysis and deliveries
 // go; a tombstone stays). A script asking for JSON gets {"deleted": true}.
 func (w *Web) deleteRecording(c *fiber.Ctx) error {
-	if w.deps.Delete == nil {
+	if w.commands.DeleteJob == nil {
 		return w.notFound(c)
 	}
 	v, ok, err := w.owner(c)
@@ -39,7 +39,7 @@ func (w *Web) deleteRecording(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	err = w.deps.Delete.Delete(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), domain.DeletedOnRequest)
+	err = w.commands.DeleteJob.Delete(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), domain.DeletedOnRequest)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
@@ -74,7 +74,7 @@ func (w *Web) uploadURL(c *fiber.Ctx) error {
 	if err != nil {
 		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
 	}
-	u, err := w.deps.Create.UploadURL(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	u, err := w.commands.CreateJob.UploadURL(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.jsonError(c, fiber.StatusNotFound, "not_found", text(lang, "err.notfound.body"), nil)
@@ -114,14 +114,14 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 	}
 	switch f.Get("action") {
 	case "delete":
-		if v.User.Role != domain.RoleOwner || w.deps.Delete == nil {
+		if v.User.Role != domain.RoleOwner || w.commands.DeleteJob == nil {
 			vw := w.newView(c, v, "err.forbidden", "")
 			vw.Status, vw.Error = fiber.StatusForbidden, text(lang, "set.owneronly")
 			return w.render(c, "error", vw)
 		}
 		n := 0
 		for _, d := range docs {
-			err := w.deps.Delete.Delete(c.UserContext(), v.Account.ID, d, domain.DeletedOnRequest)
+			err := w.commands.DeleteJob.Delete(c.UserContext(), v.Account.ID, d, domain.DeletedOnRequest)
 			if errors.Is(err, domain.ErrNotFound) {
 				continue // another account's, or deleted meanwhile: the same to this page
 			}
@@ -161,7 +161,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 	_ = cw.Write([]string{"docId", "file", "title", "created", "status", "checklist", "yes", "questions", "score", "transcript"})
 	used := map[string]int{}
 	for _, d := range docs {
-		rec, err := w.deps.Recordings.Get.Handle(c.UserContext(), v.Account.ID, d)
+		rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, d)
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}
@@ -171,7 +171,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 		j := rec.Job
 		file := ""
 		if j.Status == domain.StatusTranscribed {
-			ex, err := w.deps.Recordings.Export.Handle(c.UserContext(), v.Account.ID, d, string(format))
+			ex, err := w.queries.ExportRecording.Handle(c.UserContext(), v.Account.ID, d, string(format))
 			if err != nil {
 				return nil, fmt.Errorf("export %s: %w", d, err)
 			}

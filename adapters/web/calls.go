@@ -26,7 +26,7 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 	if zone == w.cfg.Location.String() {
 		zone = "" // the deployment's: follows the operator's setting
 	}
-	_, err = w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel})
+	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel})
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
@@ -57,7 +57,7 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	for _, sp := range []string{"1", "2"} {
 		names[sp] = domain.SpeakerName{Role: domain.SpeakerRole(f.Get("role" + sp)), Name: f.Get("name" + sp)}
 	}
-	changed, err := w.deps.Recordings.NameSpeakers.Handle(c.UserContext(), v.Account.ID, doc, names)
+	changed, err := w.commands.NameSpeakers.Handle(c.UserContext(), v.Account.ID, doc, names)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
@@ -67,8 +67,8 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 		return w.serverError(c, err)
 	}
 	saved := "speakers"
-	if changed && w.deps.Reanalyze != nil {
-		again, err := w.deps.Reanalyze.Reanalyze(c.UserContext(), v.Account.ID, doc)
+	if changed && w.commands.Reanalyze != nil {
+		again, err := w.commands.Reanalyze.Reanalyze(c.UserContext(), v.Account.ID, doc)
 		if err != nil {
 			return w.serverError(c, err)
 		}

@@ -24,7 +24,7 @@ func (w *Web) checklists(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -69,7 +69,7 @@ func (w *Web) editChecklist(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	cl, err := w.deps.Provision.ShowChecklist(c.UserContext(), v.Account.ID, c.Params("id"), 0)
+	cl, err := w.queries.ShowChecklist.Handle(c.UserContext(), v.Account.ID, c.Params("id"), 0)
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
@@ -91,7 +91,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 	for i := 0; i < blankQuestions; i++ {
 		d.Questions = append(d.Questions, questionForm{})
 	}
-	page, err := w.deps.Recordings.History.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
+	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -173,14 +173,14 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		return w.serverError(c, err)
 	}
 	if f.Get("action") == "preview" {
-		if err := w.deps.People.AllowPreview(c.UserContext(), v.User.ID); err != nil {
+		if err := w.commands.AllowPreview.Handle(c.UserContext(), v.User.ID); err != nil {
 			if errors.Is(err, domain.ErrRateLimited) {
 				c.Set(fiber.HeaderRetryAfter, "60")
 				return w.renderEditor(c, v, d, text(w.lang(c), "err.ratelimited"), fiber.StatusTooManyRequests)
 			}
 			return w.serverError(c, err)
 		}
-		res, qs, err := w.deps.Recordings.Preview.Handle(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
+		res, qs, err := w.queries.PreviewChecklist.Handle(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
 		switch {
 		case errors.As(err, &ve):
 			return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
@@ -195,9 +195,9 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		return w.renderEditor(c, v, d, "", 0)
 	}
 	if id == "" {
-		_, err = w.deps.Provision.CreateChecklist(c.UserContext(), v.Account.ID, def)
+		_, err = w.commands.CreateChecklist.Handle(c.UserContext(), v.Account.ID, def)
 	} else {
-		_, err = w.deps.Provision.UpdateChecklist(c.UserContext(), v.Account.ID, id, def)
+		_, err = w.commands.UpdateChecklist.Handle(c.UserContext(), v.Account.ID, id, def)
 	}
 	switch {
 	case errors.As(err, &ve):
@@ -214,6 +214,6 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 
 func (w *Web) archiveChecklist(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		return Prefix + "/checklists?saved=1", w.deps.Provision.ArchiveChecklist(c.UserContext(), v.Account.ID, c.Params("id"))
+		return Prefix + "/checklists?saved=1", w.commands.ArchiveChecklist.Handle(c.UserContext(), v.Account.ID, c.Params("id"))
 	})
 }

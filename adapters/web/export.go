@@ -17,7 +17,7 @@ func (w *Web) exportRecording(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	ex, err := w.deps.Recordings.Export.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
+	ex, err := w.queries.ExportRecording.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrNotFound), errors.As(err, &ve):
@@ -45,7 +45,7 @@ func (w *Web) saveRetention(c *fiber.Ctx) error {
 	}
 	days, err := strconv.Atoi(f.Get("retentionDays"))
 	if err == nil {
-		err = w.deps.Retention.Set(c.UserContext(), v.Account.ID, days)
+		err = w.commands.SetRetention.Handle(c.UserContext(), v.Account.ID, days)
 	} else {
 		err = domain.ValidRetentionDays(-1)
 	}
@@ -64,8 +64,8 @@ func (w *Web) saveRetention(c *fiber.Ctx) error {
 // retentionDays is the account's rule for the settings page; -1 when the
 // web application has no retention use case.
 func (w *Web) retentionDays(c *fiber.Ctx, v *app.Visitor) (int, error) {
-	if w.deps.Retention == nil {
+	if w.commands.SetRetention == nil {
 		return -1, nil
 	}
-	return w.deps.Retention.Days(c.UserContext(), v.Account.ID)
+	return w.queries.RetentionDays.Handle(c.UserContext(), v.Account.ID)
 }

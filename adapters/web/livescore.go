@@ -32,7 +32,7 @@ func (w *Web) liveAnalyses(c *fiber.Ctx, account domain.AccountID, jobs map[doma
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	return w.deps.Recordings.Analyses.Handle(c.UserContext(), account, docs)
+	return w.queries.LiveAnalyses.Handle(c.UserContext(), account, docs)
 }
 
 // checklistCell is what the history's checklist column of j shows now;

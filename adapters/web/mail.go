@@ -41,7 +41,7 @@ func (w *Web) forgot(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "forgot.title", "")
 	vw.CSRF, vw.NoIndex = w.anonCSRF(c), true
 	d := forgotData{Enabled: w.deps.Letters.Enabled(), Email: f.Get("email")}
-	err = w.deps.Team.ForgotPassword(c.UserContext(), w.deps.Letters, f.Get("email"), c.IP(), string(vw.Lang))
+	err = w.commands.ForgotPassword.Handle(c.UserContext(), w.deps.Letters, f.Get("email"), c.IP(), string(vw.Lang))
 	var ve *domain.ValidationError
 	switch {
 	case err == nil:
@@ -74,7 +74,7 @@ func (w *Web) rememberLang(c *fiber.Ctx, userID string, lang Lang) {
 	if userID == "" {
 		return
 	}
-	if err := w.deps.People.SetLanguage(c.UserContext(), userID, string(lang)); err != nil {
+	if err := w.commands.SetLanguage.Handle(c.UserContext(), userID, string(lang)); err != nil {
 		w.log.Warn("save a person's language", "err", err)
 	}
 }

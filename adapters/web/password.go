@@ -44,7 +44,7 @@ func (w *Web) changePassword(c *fiber.Ctx) error {
 	case f.Get("password") == f.Get("current"):
 		err = domain.Invalid("same", "the new password is the same as the current one")
 	default:
-		err = w.deps.Team.ChangePassword(c.UserContext(), *v, f.Get("current"), f.Get("password"))
+		err = w.commands.ChangePassword.Handle(c.UserContext(), *v, f.Get("current"), f.Get("password"))
 	}
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
@@ -63,7 +63,7 @@ func (w *Web) changePassword(c *fiber.Ctx) error {
 func (w *Web) resetPage(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "pw.reset.title", "")
 	vw.NoIndex = true
-	u, err := w.deps.Team.PasswordReset(c.UserContext(), c.Params("token"))
+	u, err := w.queries.GetPasswordReset.Handle(c.UserContext(), c.Params("token"))
 	if errors.Is(err, domain.ErrNotFound) {
 		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "pw.reset.gone")
 		return w.render(c, "error", vw)
@@ -78,7 +78,7 @@ func (w *Web) resetPage(c *fiber.Ctx) error {
 // resetPassword is POST /app/reset/{token}: every session of the person
 // is signed out and this browser signed in.
 func (w *Web) resetPassword(c *fiber.Ctx) error {
-	return w.setPasswordWithLink(c, "reset", "pw.reset.title", "pw.reset.gone", w.deps.Team.ResetPassword)
+	return w.setPasswordWithLink(c, "reset", "pw.reset.title", "pw.reset.gone", w.commands.ResetPassword.Handle)
 }
 
 // setPasswordWithLink answers the form of a one-time link's page (an

@@ -91,11 +91,11 @@ func (w *Web) history(c *fiber.Ctx) error {
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		vw.Error = tf(vw.Lang, "filter.badrange", f.From, f.To)
 	}
-	page, err := w.deps.Recordings.History.Handle(c.UserContext(), v.Account.ID, q)
+	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q)
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	cls, err := w.deps.Provision.ListChecklists(c.UserContext(), v.Account.ID)
+	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -172,7 +172,7 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 		}
 		ids = append(ids, domain.DocID(raw))
 	}
-	jobs, err := w.deps.Recordings.Statuses.Handle(c.UserContext(), v.Account.ID, ids)
+	jobs, err := w.queries.RecordingStatuses.Handle(c.UserContext(), v.Account.ID, ids)
 	if err != nil {
 		w.log.Error("live status", "err", err)
 		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
@@ -229,7 +229,7 @@ func (w *Web) recording(c *fiber.Ctx) error {
 // renderRecording shows a recording's page, with failed (a refused resend)
 // as its error.
 func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
-	rec, err := w.deps.Recordings.Get.Handle(c.UserContext(), v.Account.ID, doc)
+	rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, doc)
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
@@ -295,7 +295,7 @@ func (w *Web) audio(c *fiber.Ctx) error {
 	if v == nil {
 		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
 	}
-	r, size, err := w.deps.Recordings.Audio.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
+	r, size, err := w.queries.RecordingAudio.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
 	if errors.Is(err, domain.ErrNotFound) {
 		return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no audio for this recording"})
 	}
@@ -363,7 +363,7 @@ func (w *Web) resend(c *fiber.Ctx) error {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
-	d, err := w.deps.Recordings.Resend.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
+	d, err := w.commands.ResendDelivery.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}

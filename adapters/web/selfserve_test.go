@@ -120,10 +120,10 @@ func TestNewRecordingFormCreatesJobsLikeTheAPI(t *testing.T) {
 func (s *site) member(acct domain.AccountID, email string) map[string]string {
 	s.t.Helper()
 	ctx := context.Background()
-	if _, err := s.people.CreateUser(ctx, acct, email, "member password 1", domain.RoleMember); err != nil {
+	if _, err := app.NewCreateUser(s.store, s.hasher, ports.SystemClock{}).Handle(ctx, acct, email, "member password 1", domain.RoleMember); err != nil {
 		s.t.Fatal(err)
 	}
-	in, err := s.people.SignIn(ctx, email, "member password 1", "10.0.0.9")
+	in, err := s.uc.Commands.SignIn.Handle(ctx, email, "member password 1", "10.0.0.9")
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 	s := newSite(t, web.Config{PublicURL: "http://hyscribe.test"})
 	ck, csrf, acct := s.signUp("owner@example.am")
 	ctx := context.Background()
-	elsewhere, err := s.people.SignIn(ctx, "owner@example.am", "a long enough password", "10.0.0.2")
+	elsewhere, err := s.uc.Commands.SignIn.Handle(ctx, "owner@example.am", "a long enough password", "10.0.0.2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 	if r := s.do("GET", "/app/recordings", nil, other); r.code != 303 {
 		t.Fatal("the other session survived the password change")
 	}
-	if _, err := s.people.SignIn(ctx, "owner@example.am", "a brand new password", "10.0.0.3"); err != nil {
+	if _, err := s.uc.Commands.SignIn.Handle(ctx, "owner@example.am", "a brand new password", "10.0.0.3"); err != nil {
 		t.Fatalf("sign in with the new password: %v", err)
 	}
 
@@ -250,7 +250,7 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 	if again := s.do("POST", path, url.Values{"_csrf": {anon["hyscribe_csrf"]}, "password": {"yet another password"}}, anon); again.code != 404 {
 		t.Fatalf("a reset link used twice: %d", again.code)
 	}
-	if _, err := s.people.SignIn(ctx, "m@example.am", "member's new password", "10.0.0.4"); err != nil {
+	if _, err := s.uc.Commands.SignIn.Handle(ctx, "m@example.am", "member's new password", "10.0.0.4"); err != nil {
 		t.Fatalf("sign in after the reset: %v", err)
 	}
 }
@@ -261,7 +261,7 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 func TestAPIPageRendersTheOpenAPIDocument(t *testing.T) {
 	s := newSite(t, web.Config{PublicURL: "https://api.hyscribe.test"})
 	ck, _, acct := s.signUp("owner@example.am")
-	raw, _, err := app.NewProvision(s.store, s.store, ports.SystemClock{}).CreateAPIKey(context.Background(), acct)
+	raw, _, err := app.NewCreateAPIKey(s.store, ports.SystemClock{}).Handle(context.Background(), acct)
 	if err != nil {
 		t.Fatal(err)
 	}

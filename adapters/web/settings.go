@@ -55,7 +55,7 @@ func (w *Web) settings(c *fiber.Ctx) error {
 // renderSettings shows the settings page; with, if not nil, adds to what
 // the page shows.
 func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, with func(*settingsData)) error {
-	keys, err := w.deps.Provision.ListAPIKeys(c.UserContext(), v.Account.ID)
+	keys, err := w.queries.ListAPIKeys.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -95,7 +95,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	} else {
 		secret = v.Account.WebhookSecret
 	}
-	_, err = w.deps.Provision.UpdateAccount(c.UserContext(), v.Account.ID, changes)
+	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, changes)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
@@ -122,7 +122,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	raw, _, err := w.deps.Provision.CreateAPIKey(c.UserContext(), v.Account.ID)
+	raw, _, err := w.commands.CreateAPIKey.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -158,7 +158,7 @@ func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		return Prefix + "/settings?saved=keys#keys", w.deps.Provision.RevokeAPIKey(c.UserContext(), v.Account.ID, c.Params("id"))
+		return Prefix + "/settings?saved=keys#keys", w.commands.RevokeAPIKey.Handle(c.UserContext(), v.Account.ID, c.Params("id"))
 	})
 }
 

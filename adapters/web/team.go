@@ -39,7 +39,7 @@ func (w *Web) team(c *fiber.Ctx) error {
 }
 
 func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) error {
-	ms, err := w.deps.Team.Members(c.UserContext(), v.Account.ID)
+	ms, err := w.queries.ListMembers.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -88,7 +88,7 @@ func (w *Web) invite(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	u, token, err := w.deps.Team.Invite(c.UserContext(), v.Account.ID, f.Get("email"), domain.Role(f.Get("role")))
+	u, token, err := w.commands.InviteMember.Handle(c.UserContext(), v.Account.ID, f.Get("email"), domain.Role(f.Get("role")))
 	if err != nil {
 		return w.teamError(c, v, err, teamData{Email: f.Get("email")})
 	}
@@ -109,7 +109,7 @@ func (w *Web) setRole(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	if err := w.deps.Team.SetRole(c.UserContext(), v.Account.ID, c.Params("id"), domain.Role(f.Get("role"))); err != nil {
+	if err := w.commands.SetRole.Handle(c.UserContext(), v.Account.ID, c.Params("id"), domain.Role(f.Get("role"))); err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}
 	return c.Redirect(Prefix+"/team?saved=1", fiber.StatusSeeOther)
@@ -121,7 +121,7 @@ func (w *Web) removeMember(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	if err := w.deps.Team.Remove(c.UserContext(), v.Account.ID, c.Params("id")); err != nil {
+	if err := w.commands.RemoveMember.Handle(c.UserContext(), v.Account.ID, c.Params("id")); err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}
 	if c.Params("id") == v.User.ID {
@@ -138,7 +138,7 @@ func (w *Web) resetLink(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	ms, err := w.deps.Team.Members(c.UserContext(), v.Account.ID)
+	ms, err := w.queries.ListMembers.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -151,7 +151,7 @@ func (w *Web) resetLink(c *fiber.Ctx) error {
 	if email == "" {
 		return w.notFound(c)
 	}
-	u, token, invited, err := w.deps.Team.ResetLink(c.UserContext(), v.Account.ID, email)
+	u, token, invited, err := w.commands.ResetLink.Handle(c.UserContext(), v.Account.ID, email)
 	if err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}

@@ -72,7 +72,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	if err != nil {
 		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", text(lang, "up.err.metadata"), nil)
 	}
-	if err := w.deps.People.AllowCreate(c.UserContext(), v.User.ID, w.cfg.CreateLimit); err != nil {
+	if err := w.commands.AllowCreate.Handle(c.UserContext(), v.User.ID, w.cfg.CreateLimit); err != nil {
 		var rl *app.RateLimitError
 		if errors.As(err, &rl) {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
@@ -80,7 +80,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		}
 		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
 	}
-	res, err := w.deps.Create.HandleFile(c.UserContext(), app.Principal{Account: v.Account}, body, f.Get("filename"))
+	res, err := w.commands.CreateJob.HandleFile(c.UserContext(), app.Principal{Account: v.Account}, body, f.Get("filename"))
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrConflict): // too many jobs waiting for their upload

@@ -47,12 +47,12 @@ func (w *Web) usage(c *fiber.Ctx) error {
 	if s := c.Query("days"); s != "" {
 		days, _ = strconv.Atoi(s)
 	}
-	rep, err := w.deps.Usage.Handle(c.UserContext(), v.Account.ID, days, w.zoneOf(v))
+	rep, err := w.queries.Usage.Handle(c.UserContext(), v.Account.ID, days, w.zoneOf(v))
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		days = domain.UsagePeriods[0]
 		vw.Status, vw.Error = fiber.StatusBadRequest, tf(vw.Lang, "use.badperiod", fmt.Sprint(domain.UsagePeriods))
-		rep, err = w.deps.Usage.Handle(c.UserContext(), v.Account.ID, days, w.zoneOf(v))
+		rep, err = w.queries.Usage.Handle(c.UserContext(), v.Account.ID, days, w.zoneOf(v))
 	}
 	if err != nil {
 		return w.serverError(c, err)

@@ -25,7 +25,7 @@ func TestAnswersFollowTheAuthorsQuestionOrder(t *testing.T) {
 	s := newSite(t, web.Config{})
 	ck, _, acct := s.signUp("a@example.am")
 	ctx := context.Background()
-	cl, err := app.NewProvision(s.store, s.store, ports.SystemClock{}).CreateChecklist(ctx, acct, []byte(`{"name":"QA","questions":[
+	cl, err := app.NewCreateChecklist(s.store, s.store, ports.SystemClock{}).Handle(ctx, acct, []byte(`{"name":"QA","questions":[
 		{"id":"zeta","text":"First question","expect":["a"]},
 		{"id":"alpha","text":"Second question","expect":["b"]},
 		{"id":"mid","text":"Third question","expect":["c"]}]}`))
@@ -88,7 +88,7 @@ func TestKeyCreationIsPostRedirectGet(t *testing.T) {
 	s := newSite(t, web.Config{})
 	ck, csrf, acct := s.signUp("a@example.am")
 	keys := func() int {
-		ks, _ := app.NewProvision(s.store, s.store, ports.SystemClock{}).ListAPIKeys(context.Background(), acct)
+		ks, _ := app.NewListAPIKeys(s.store).Handle(context.Background(), acct)
 		return len(ks)
 	}
 	r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck)
@@ -159,7 +159,7 @@ func TestSendTestEvent(t *testing.T) {
 	}))
 	defer rcv.Close()
 	hook, secret := rcv.URL, "s3cret"
-	if _, err := app.NewProvision(s.store, s.store, ports.SystemClock{}).UpdateAccount(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	r := send()

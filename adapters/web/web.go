@@ -70,33 +70,24 @@ type Config struct {
 	TrialSeconds float64
 }
 
-// Deps are the use cases the pages call.
+// Deps are what the pages call: the use cases (App), and the few things
+// that are not one.
 type Deps struct {
-	People     *app.People
-	Provision  *app.Provision
-	Recordings *app.Recordings
-	Logger     *slog.Logger
-	// Retention reads and sets the account's retention rule on the
-	// settings page (nil: the setting is not offered).
-	Retention *app.Retention
-	// Reanalyze analyses a call again when people give its speakers other
-	// roles (nil: the analysis stays as it was).
-	Reanalyze *app.AnalyzeTranscript
+	// App holds the use cases. Required: everything in it the pages call,
+	// except Commands.DeleteJob (nil: no deleting in the web application),
+	// Commands.SetRetention with Queries.RetentionDays (nil: the setting is
+	// not offered) and Commands.Reanalyze (nil: an analysis stays as it was
+	// when people give a call's speakers other roles).
+	App    app.Application
+	Logger *slog.Logger
 
-	// Self-serve: the upload form creates jobs with the API's own use case
-	// after CheckAudio (the process stage's verdict on a file's first
-	// bytes and size: nil, or the error the stage would give); Team runs the
-	// team and password pages, Usage the usage page; OpenAPI is the
-	// document the API page renders.
-	Create     *app.CreateJob
+	// CheckAudio is the process stage's verdict on a file's first bytes
+	// and size (nil, or the error the stage would give), which the upload
+	// form asks before creating a job; OpenAPI is the document the API
+	// page renders.
 	CheckAudio func(head []byte, size int64) error
-	Team       *app.Team
-	Usage      *app.Usage
 	OpenAPI    []byte
 
-	// Delete deletes recordings as the API does (nil: no deleting in the
-	// web application).
-	Delete *app.DeleteJob
 	// Letters e-mails invitations, reset links and "Forgot password?"
 	// (nil or without a mailer: links are copied by hand).
 	Letters *app.Letters
@@ -104,10 +95,12 @@ type Deps struct {
 
 // Web serves the pages.
 type Web struct {
-	cfg   Config
-	deps  Deps
-	log   *slog.Logger
-	pages map[string]*template.Template
+	cfg      Config
+	deps     Deps
+	commands app.Commands
+	queries  app.Queries
+	log      *slog.Logger
+	pages    map[string]*template.Template
 	// csp is the Content-Security-Policy of every page.
 	csp string
 	// apiDocs is Deps.OpenAPI laid out for the API page.
@@ -121,11 +114,37 @@ const Prefix = "/app"
 
 // New builds the web application; Register adds its routes.
 func New(cfg Config, deps Deps) *Web {
-	if deps.People == nil || deps.Provision == nil || deps.Recordings == nil {
-		panic("web.New: People, Provision and Recordings are required")
+	if deps.CheckAudio == nil {
+		panic("web.New: Deps.CheckAudio is required")
 	}
-	if deps.Create == nil || deps.CheckAudio == nil || deps.Team == nil || deps.Usage == nil {
-		panic("web.New: Create, CheckAudio, Team and Usage are required")
+	if deps.App.Commands.SetRetention == nil || deps.App.Queries.RetentionDays == nil {
+		deps.App.Commands.SetRetention, deps.App.Queries.RetentionDays = nil, nil // offered with both
+	}
+	cmd, q := deps.App.Commands, deps.App.Queries
+	for name, missing := range map[string]bool{
+		"SignUp": cmd.SignUp == nil, "SignIn": cmd.SignIn == nil, "SignOut": cmd.SignOut == nil,
+		"AcceptInvite": cmd.AcceptInvite == nil, "SetLanguage": cmd.SetLanguage == nil,
+		"ChangePassword": cmd.ChangePassword == nil, "ResetPassword": cmd.ResetPassword == nil,
+		"ForgotPassword": cmd.ForgotPassword == nil, "AllowPreview": cmd.AllowPreview == nil, "AllowCreate": cmd.AllowCreate == nil,
+		"InviteMember": cmd.InviteMember == nil, "SetRole": cmd.SetRole == nil, "RemoveMember": cmd.RemoveMember == nil,
+		"ResetLink": cmd.ResetLink == nil, "UpdateAccount": cmd.UpdateAccount == nil,
+		"GenerateWebhookSecret": cmd.GenerateWebhookSecret == nil, "CreateAPIKey": cmd.CreateAPIKey == nil,
+		"RevokeAPIKey": cmd.RevokeAPIKey == nil, "CreateChecklist": cmd.CreateChecklist == nil,
+		"UpdateChecklist": cmd.UpdateChecklist == nil, "ArchiveChecklist": cmd.ArchiveChecklist == nil,
+		"CreateJob": cmd.CreateJob == nil, "ResendDelivery": cmd.ResendDelivery == nil,
+		"NameSpeakers": cmd.NameSpeakers == nil, "SendTestEvent": cmd.SendTestEvent == nil,
+		"ResolveSession": q.ResolveSession == nil, "GetInvitation": q.GetInvitation == nil,
+		"GetPasswordReset": q.GetPasswordReset == nil, "ListMembers": q.ListMembers == nil,
+		"ListAPIKeys": q.ListAPIKeys == nil, "ListChecklists": q.ListChecklists == nil,
+		"ShowChecklist": q.ShowChecklist == nil, "Usage": q.Usage == nil,
+		"ListRecordings": q.ListRecordings == nil, "GetRecording": q.GetRecording == nil,
+		"RecordingStatuses": q.RecordingStatuses == nil, "RecordingAudio": q.RecordingAudio == nil,
+		"ExportRecording": q.ExportRecording == nil, "LiveAnalyses": q.LiveAnalyses == nil,
+		"PreviewChecklist": q.PreviewChecklist == nil, "ReportChecklist": q.ReportChecklist == nil,
+	} {
+		if missing {
+			panic("web.New: Deps.App's " + name + " is required")
+		}
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -149,7 +168,7 @@ func New(cfg Config, deps Deps) *Web {
 	if err != nil && deps.OpenAPI != nil {
 		panic("web.New: " + err.Error())
 	}
-	w := &Web{cfg: cfg, deps: deps, log: deps.Logger, apiDocs: docs}
+	w := &Web{cfg: cfg, deps: deps, commands: deps.App.Commands, queries: deps.App.Queries, log: deps.Logger, apiDocs: docs}
 	w.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'" +
 		uploadOrigin(cfg.UploadOrigin) + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 	w.pages = parsePages(w.pageFuncs(cfg.Location))
@@ -325,7 +344,7 @@ func (w *Web) visitor(c *fiber.Ctx) (*app.Visitor, error) {
 	if token == "" {
 		return nil, nil
 	}
-	v, err := w.deps.People.Resolve(c.UserContext(), token)
+	v, err := w.queries.ResolveSession.Handle(c.UserContext(), token)
 	if errors.Is(err, domain.ErrUnauthorized) {
 		return nil, nil
 	}

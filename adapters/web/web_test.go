@@ -35,11 +35,13 @@ import (
 // site is the web application on a real SQLite store and disk blobs,
 // served by fiber and spoken to over HTTP through app.Test.
 type site struct {
-	t      testing.TB
-	app    *fiber.App
-	store  siteStore
-	blobs  *blob.Disk
-	people *app.People
+	t     testing.TB
+	app   *fiber.App
+	store siteStore
+	blobs *blob.Disk
+	// uc is the application the pages run on; hasher is its.
+	uc     app.Application
+	hasher ports.PasswordHasher
 	// analyze refreshes the store's planner statistics (Postgres), nil
 	// when the store keeps none.
 	analyze func()
@@ -82,19 +84,77 @@ func newSiteWith(t testing.TB, cfg web.Config, st siteStore, hasher ports.Passwo
 		t.Fatal(err)
 	}
 	clock := ports.SystemClock{}
-	people := app.NewPeople(st, st, st, hasher, app.NewRateLimit(st, clock), clock)
 	sender := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second, AllowPrivate: true})
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://example.test"
 	}
-	w := web.New(cfg, web.Deps{People: people, Provision: app.NewProvision(st, st, clock),
-		Recordings: app.NewRecordings(st, st, st, st, st, st, blobs, sender, analysis.New(), nil, clock), Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
-		Create:     app.NewCreateJob(st, st, blob.NewSigner(cfg.PublicURL, []byte("test secret")), clock, time.Hour),
-		CheckAudio: mp3.CheckHead, Team: app.NewTeam(people, st), Usage: app.NewUsage(st, clock), OpenAPI: httpapi.OpenAPI(),
-		Delete: app.NewDeleteJob(st, blobs, clock, nil)})
+	uc := siteApplication(st, blobs, hasher, blob.NewSigner(cfg.PublicURL, []byte("test secret")), sender, clock)
+	w := web.New(cfg, web.Deps{App: uc, Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
+		CheckAudio: mp3.CheckHead, OpenAPI: httpapi.OpenAPI()})
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	w.Register(a.Group(web.Prefix))
-	return &site{t: t, app: a, store: st, blobs: blobs, people: people}
+	return &site{t: t, app: a, store: st, blobs: blobs, uc: uc, hasher: hasher}
+}
+
+// siteApplication is the web application's use cases on st, as
+// cmd/hyscribe wires them (newApplication) less the API's, retention and
+// reanalysis.
+func siteApplication(st siteStore, blobs ports.BlobStore, hasher ports.PasswordHasher, signer ports.UploadSigner, sender ports.WebhookSender, clock ports.Clock) app.Application {
+	limit := app.NewRateLimit(st, clock)
+	return app.Application{
+		Commands: app.Commands{
+			CreateJob: app.NewCreateJob(st, st, signer, clock, time.Hour),
+			DeleteJob: app.NewDeleteJob(st, blobs, clock, nil),
+
+			SignUp:         app.NewSignUp(st, st, hasher, limit, clock),
+			SignIn:         app.NewSignIn(st, st, hasher, limit, clock),
+			SignOut:        app.NewSignOut(st),
+			AcceptInvite:   app.NewAcceptInvite(st, st, hasher, clock),
+			SetLanguage:    app.NewSetLanguage(st),
+			ChangePassword: app.NewChangePassword(st, st, hasher, clock),
+			ResetPassword:  app.NewResetPassword(st, st, st, hasher, clock),
+			ForgotPassword: app.NewForgotPassword(st, st, limit, clock),
+			AllowPreview:   app.NewAllowPreview(limit),
+			AllowCreate:    app.NewAllowCreate(limit),
+
+			InviteMember: app.NewInviteMember(st, limit, clock),
+			SetRole:      app.NewSetRole(st, st),
+			RemoveMember: app.NewRemoveMember(st, st),
+			ResetLink:    app.NewResetLink(st, st, clock),
+
+			UpdateAccount:         app.NewUpdateAccount(st),
+			GenerateWebhookSecret: app.NewGenerateWebhookSecret(st),
+			CreateAPIKey:          app.NewCreateAPIKey(st, clock),
+			RevokeAPIKey:          app.NewRevokeAPIKey(st, clock),
+			CreateChecklist:       app.NewCreateChecklist(st, st, clock),
+			UpdateChecklist:       app.NewUpdateChecklist(st, clock),
+			ArchiveChecklist:      app.NewArchiveChecklist(st),
+
+			ResendDelivery: app.NewResendDelivery(st, st, st, sender, clock),
+			NameSpeakers:   app.NewNameSpeakers(st),
+			SendTestEvent:  app.NewSendTestEvent(st, sender, clock),
+		},
+		Queries: app.Queries{
+			ResolveSession:   app.NewResolveSession(st, st, st, clock),
+			GetInvitation:    app.NewGetInvitation(st, st, clock),
+			GetPasswordReset: app.NewGetPasswordReset(st, clock),
+			ListMembers:      app.NewListMembers(st),
+
+			ListAPIKeys:    app.NewListAPIKeys(st),
+			ListChecklists: app.NewListChecklists(st, st),
+			ShowChecklist:  app.NewShowChecklist(st),
+			Usage:          app.NewUsage(st, clock),
+
+			ListRecordings:    app.NewListRecordings(st, st),
+			GetRecording:      app.NewGetRecording(st, st, st, st, st),
+			RecordingStatuses: app.NewRecordingStatuses(st),
+			RecordingAudio:    app.NewRecordingAudio(st, blobs),
+			ExportRecording:   app.NewExportRecording(st),
+			LiveAnalyses:      app.NewLiveAnalyses(st, st),
+			PreviewChecklist:  app.NewPreviewChecklist(st, st, analysis.New(), clock),
+			ReportChecklist:   app.NewReportChecklist(st, st, nil),
+		},
+	}
 }
 
 type resp struct {
@@ -131,7 +191,7 @@ func (s *site) do(method, path string, form url.Values, cookies map[string]strin
 // signUp makes an account and returns its session cookies and CSRF token.
 func (s *site) signUp(email string) (map[string]string, string, domain.AccountID) {
 	s.t.Helper()
-	in, err := s.people.SignUp(context.Background(), app.SignUpRequest{AccountName: "Org " + email, Email: email, Password: "a long enough password"})
+	in, err := s.uc.Commands.SignUp.Handle(context.Background(), app.SignUpRequest{AccountName: "Org " + email, Email: email, Password: "a long enough password"})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -363,7 +423,7 @@ func TestMembersCannotChangeTheAccount(t *testing.T) {
 func TestInvitationWorksOnce(t *testing.T) {
 	s := newSite(t, web.Config{})
 	_, _, acct := s.signUp("owner@example.am")
-	_, token, err := s.people.Invite(context.Background(), acct, "new@example.am", domain.RoleMember)
+	_, token, err := app.NewInviteUser(s.store, ports.SystemClock{}).Handle(context.Background(), acct, "new@example.am", domain.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +438,7 @@ func TestInvitationWorksOnce(t *testing.T) {
 	if r := s.do("POST", "/app/invite/"+token, url.Values{"_csrf": {anon["hyscribe_csrf"]}, "password": {"another password"}}, anon); r.code != 404 {
 		t.Fatalf("second use: %d, want 404", r.code)
 	}
-	if _, err := s.people.SignIn(context.Background(), "new@example.am", "my new password", "1.1.1.1"); err != nil {
+	if _, err := s.uc.Commands.SignIn.Handle(context.Background(), "new@example.am", "my new password", "1.1.1.1"); err != nil {
 		t.Fatalf("sign in with the chosen password: %v", err)
 	}
 }
@@ -419,7 +479,7 @@ func TestResendGoesToTheReceiverInForceNow(t *testing.T) {
 	}
 
 	hook, secret := nowRcv.URL, "new-secret"
-	if _, err := app.NewProvision(s.store, s.store, ports.SystemClock{}).UpdateAccount(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	other, otherCSRF, _ := s.signUp("b@example.am")

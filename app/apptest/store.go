@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/leasedoutbox"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -518,9 +519,9 @@ func (s *Store) MarkSent(_ context.Context, seqs []int64) error {
 	return nil
 }
 
-// PublishOutbox leases, as SQLite does (ports.PublishLeased).
+// PublishOutbox leases, as SQLite does (leasedoutbox.Publish).
 func (s *Store) PublishOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int, publish func(context.Context, []ports.OutboxRecord) error) (int, error) {
-	return ports.PublishLeased(ctx, s, now, lease, limit, publish)
+	return leasedoutbox.Publish(ctx, s, now, lease, limit, publish)
 }
 
 // OutboxWritten is signalled after every write that added events.

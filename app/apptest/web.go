@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // Page sizes of ListJobs, as in the SQL stores.
@@ -59,7 +60,7 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 	page := matched[from:min(from+limit, len(matched))]
 	out := make([]ports.ListedJob, len(page))
 	for i, j := range page {
-		out[i] = ports.Listing(j, q.Search)
+		out[i] = porttest.Listing(j, q.Search)
 	}
 	return out, len(matched), nil
 }

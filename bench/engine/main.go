@@ -120,10 +120,9 @@ func run(o options) error {
 		return err
 	}
 	defer store.Close()
-	prov := app.NewProvision(store, store, ports.SystemClock{})
 	var keys []string
 	for i := range 6 {
-		_, key, err := prov.CreateAccount(ctx, fmt.Sprint("bench-", i), domain.PlanBusiness, 1e9)
+		_, key, err := app.NewCreateAccount(store, ports.SystemClock{}).Handle(ctx, fmt.Sprint("bench-", i), domain.PlanBusiness, 1e9)
 		if err != nil {
 			return err
 		}

@@ -209,18 +209,18 @@ func run(o options) error {
 		return err
 	}
 	defer store.Close()
-	prov := app.NewProvision(store, store, ports.SystemClock{})
+	createAccount, updateAccount, createKey := app.NewCreateAccount(store, ports.SystemClock{}), app.NewUpdateAccount(store), app.NewCreateAPIKey(store, ports.SystemClock{})
 	// Account 0 holds the keys the poll load rotates through (a job is
 	// polled by its own account); the jobs of the pipeline runs are spread
 	// over every account, one key each, as many customers' would be.
 	hookURL, secret := hook.srv.URL, "bench"
 	var keys, jobKeys []string
 	for i := range max(o.accounts, 1) {
-		acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 1e9)
+		acct, first, err := createAccount.Handle(ctx, "bench", domain.PlanBusiness, 1e9)
 		if err != nil {
 			return err
 		}
-		if _, err := prov.UpdateAccount(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
+		if _, err := updateAccount.Handle(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
 			return err
 		}
 		jobKeys = append(jobKeys, first)
@@ -229,7 +229,7 @@ func run(o options) error {
 		}
 		keys = append(keys, first)
 		for len(keys) < o.keys {
-			k, _, err := prov.CreateAPIKey(ctx, acct.ID)
+			k, _, err := createKey.Handle(ctx, acct.ID)
 			if err != nil {
 				return err
 			}

@@ -51,15 +51,14 @@ func pollSQLite(o options, work string) (sqliteResults, error) {
 	if err != nil {
 		return r, err
 	}
-	prov := app.NewProvision(store, store, ports.SystemClock{})
-	acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 1e9)
+	acct, first, err := app.NewCreateAccount(store, ports.SystemClock{}).Handle(ctx, "bench", domain.PlanBusiness, 1e9)
 	if err != nil {
 		store.Close()
 		return r, err
 	}
 	keys := []string{first}
 	for len(keys) < o.sqliteKeys {
-		k, _, err := prov.CreateAPIKey(ctx, acct.ID)
+		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID)
 		if err != nil {
 			store.Close()
 			return r, err

@@ -25,9 +25,29 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Stores is everything a store adapter provides: every store port. (The
-// suite itself is the function Store, so the interface takes the plural.)
-type Stores = ports.Stores
+// Stores is everything a store adapter provides: every store port, and the
+// outbox's two steps, claiming records and marking them sent. No use case
+// calls those (the relay calls ports.Outbox.PublishOutbox), but every store
+// has them and the suite reads the outbox through them: ClaimOutbox's
+// leases and order are what PublishOutbox promises. (The suite itself is
+// the function Store, so the interface takes the plural.)
+type Stores interface {
+	ports.Stores
+	OutboxSteps
+}
+
+// OutboxSteps are the two steps of publishing the outbox that
+// PublishOutbox runs in one call.
+type OutboxSteps interface {
+	// ClaimOutbox returns up to limit unsent records in commit (Seq) order and
+	// leases them to the caller until now+lease, so that relays running at the
+	// same time do not publish the same record. Records not marked sent by then
+	// are returned again. A record is never returned while an earlier record
+	// of the same docId is leased to someone else.
+	ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboxRecord, error)
+	// MarkSent removes published records. Unknown seqs are ignored.
+	MarkSent(ctx context.Context, seqs []int64) error
+}
 
 // Store runs the contract suite. open must return a new, empty store for each
 // call (subtests run in parallel) and close it in t.Cleanup.

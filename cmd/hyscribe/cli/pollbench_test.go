@@ -67,14 +67,13 @@ func benchPoll(b *testing.B, dbURL string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prov := app.NewProvision(store, store, ports.SystemClock{})
-	acct, first, err := prov.CreateAccount(ctx, "bench", domain.PlanBusiness, 600)
+	acct, first, err := app.NewCreateAccount(store, ports.SystemClock{}).Handle(ctx, "bench", domain.PlanBusiness, 600)
 	if err != nil {
 		b.Fatal(err)
 	}
 	raw := []string{first}
 	for len(raw) < keys {
-		k, _, err := prov.CreateAPIKey(ctx, acct.ID)
+		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID)
 		if err != nil {
 			b.Fatal(err)
 		}

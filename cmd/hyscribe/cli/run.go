@@ -266,7 +266,6 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		return err
 	}
 	defer store.Close()
-	prov := app.NewProvision(store, store, ports.SystemClock{})
 	switch args[0] {
 	case "create":
 		secs, err := strconv.ParseFloat(*seconds, 64)
@@ -276,7 +275,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if err != nil {
 			return usageErrorf("account create: --seconds must be a number, not %q", *seconds)
 		}
-		a, key, err := prov.CreateAccount(ctx, *name, domain.Plan(*plan), secs)
+		a, key, err := app.NewCreateAccount(store, ports.SystemClock{}).Handle(ctx, *name, domain.Plan(*plan), secs)
 		if err != nil {
 			return err
 		}
@@ -326,20 +325,20 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if err := domain.ValidRetentionDays(days); setDays && err != nil {
 			return err // before anything else changes
 		}
-		a, err := prov.UpdateAccount(ctx, domain.AccountID(*id), c)
+		a, err := app.NewUpdateAccount(store).Handle(ctx, domain.AccountID(*id), c)
 		if err != nil {
 			return err
 		}
 		out := accountJSON(a)
 		if *generate {
-			secret, err := prov.GenerateWebhookSecret(ctx, a.ID)
+			secret, err := app.NewGenerateWebhookSecret(store).Handle(ctx, a.ID)
 			if err != nil {
 				return err
 			}
 			out["webhookSecret"], out["webhookSecretSet"] = secret, true // shown this once
 		}
 		if setDays {
-			if err := app.NewRetention(store).Set(ctx, a.ID, days); err != nil {
+			if err := app.NewSetRetention(store).Handle(ctx, a.ID, days); err != nil {
 				return err
 			}
 			out["retentionDays"] = days
@@ -352,7 +351,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if _, err := store.GetAccount(ctx, domain.AccountID(*id)); err != nil {
 			return fmt.Errorf("account %q: %w", *id, err)
 		}
-		raw, _, err := prov.CreateAPIKey(ctx, domain.AccountID(*id))
+		raw, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, domain.AccountID(*id))
 		if err != nil {
 			return err
 		}
@@ -421,23 +420,22 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 		return err
 	}
 	defer store.Close()
-	prov := app.NewProvision(store, store, ports.SystemClock{})
 	acct := domain.AccountID(*account)
 	switch sub {
 	case "create":
-		c, err := prov.CreateChecklist(ctx, acct, def)
+		c, err := app.NewCreateChecklist(store, store, ports.SystemClock{}).Handle(ctx, acct, def)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // DESIGN §4's exact output
 	case "update":
-		c, err := prov.UpdateChecklist(ctx, acct, *id, def)
+		c, err := app.NewUpdateChecklist(store, ports.SystemClock{}).Handle(ctx, acct, *id, def)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]any{"checklistId": c.ID, "version": c.Version})
 	case "list":
-		cs, err := prov.ListChecklists(ctx, acct)
+		cs, err := app.NewListChecklists(store, store).Handle(ctx, acct)
 		if err != nil {
 			return err
 		}
@@ -448,13 +446,13 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 		}
 		return writeJSON(stdout, out)
 	case "show":
-		c, err := prov.ShowChecklist(ctx, acct, *id, *version)
+		c, err := app.NewShowChecklist(store).Handle(ctx, acct, *id, *version)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, checklistJSON(c))
 	case "archive":
-		if err := prov.ArchiveChecklist(ctx, acct, *id); err != nil {
+		if err := app.NewArchiveChecklist(store).Handle(ctx, acct, *id); err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]any{"checklistId": *id, "archived": true})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyscribe/hyscribe/adapters/password"
 	"github.com/hyscribe/hyscribe/adapters/web"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/ports"
@@ -51,8 +50,7 @@ func userResetLink(ctx context.Context, cfg Config, args []string, stdout, stder
 	}
 	defer store.Close()
 	clock := ports.SystemClock{}
-	people := app.NewPeople(store, store, store, password.Hasher{}, app.NewRateLimit(store, clock), clock)
-	u, token, invited, err := app.NewTeam(people, store).ResetLink(ctx, "", *email)
+	u, token, invited, err := app.NewResetLink(store, store, clock).Handle(ctx, "", *email)
 	if err != nil {
 		return fmt.Errorf("user reset-link: %s: %w", *email, err)
 	}

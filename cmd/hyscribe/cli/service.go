@@ -239,22 +239,18 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	}
 
 	if roles&RoleAPI != 0 {
-		create := app.NewCreateJob(s.store, s.store, signer, clock, cfg.UploadTTL)
 		auth, limit, get, poll := s.pollPath(workCtx, clock)
-		webapp, err := s.webApp(ctx, workCtx, blobs, clock, create, uploadOriginOf(ctx, signer, s.publicURL), auth)
+		reanalyze, err := s.analyzeTranscript(clock, log)
+		if err != nil {
+			return nil, err
+		}
+		uc := s.newApplication(apiPath{auth: auth, limit: limit, get: get, poll: poll}, blobs, signer, s.openReports(ctx), reanalyze, clock)
+		webapp, err := s.webApp(workCtx, uc, clock, uploadOriginOf(ctx, signer, s.publicURL))
 		if err != nil {
 			return nil, err
 		}
 		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != ""}, httpapi.Deps{
-			Auth:      auth,
-			RateLimit: limit,
-			Poll:      poll,
-			Create:    create,
-			Get:       get,
-			Upload:    app.NewReceiveUpload(s.store, blobs, signer, clock, cfg.MaxUploadBytes),
-			Export:    app.NewExportJob(s.store),
-			Delete:    app.NewDeleteJob(s.store, blobs, clock, log),
-			Reconcile: app.NewReconcile(s.store, s.store, s.store, s.store, s.webhooks, clock),
+			App:       uc,
 			Ready:     s.isReady,
 			Readiness: s.readiness,
 			Web:       webapp.Register,

@@ -48,7 +48,6 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 		return fmt.Errorf("user %s: account %q: %w", sub, *account, err)
 	}
 	clock := ports.SystemClock{}
-	people := app.NewPeople(store, store, store, password.Hasher{}, app.NewRateLimit(store, clock), clock)
 	switch sub {
 	case "create":
 		if *pwFile == "" {
@@ -58,13 +57,13 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 		if err != nil {
 			return fmt.Errorf("user create: %w", err)
 		}
-		u, err := people.CreateUser(ctx, domain.AccountID(*account), *email, pw, domain.Role(*role))
+		u, err := app.NewCreateUser(store, password.Hasher{}, clock).Handle(ctx, domain.AccountID(*account), *email, pw, domain.Role(*role))
 		if err != nil {
 			return fmt.Errorf("user create: %w", err)
 		}
 		return writeJSON(stdout, map[string]string{"userId": u.ID, "accountId": string(u.AccountID), "email": u.Email, "role": string(u.Role)})
 	default:
-		u, token, err := people.Invite(ctx, domain.AccountID(*account), *email, domain.Role(*role))
+		u, token, err := app.NewInviteUser(store, clock).Handle(ctx, domain.AccountID(*account), *email, domain.Role(*role))
 		if err != nil {
 			return fmt.Errorf("user invite: %w", err)
 		}
