@@ -19,9 +19,8 @@ type Commands struct {
 	RateLimit     *RateLimit // counts every API operation per key
 	CreateJob     *CreateJob // the web application's upload form too
 	ReceiveUpload *ReceiveUpload
-	DeleteJob     *DeleteJob // the web application's delete too (optional there)
-	// Reconcile answers listTranscriptions (List) and resendEvent (Resend).
-	Reconcile *Reconcile
+	DeleteJob     *DeleteJob   // the web application's delete too (optional there)
+	ResendEvent   *ResendEvent // resendEvent
 
 	// Web application: people and sessions.
 	SignUp         *SignUp
@@ -67,6 +66,8 @@ type Queries struct {
 	GetJob       *GetJob
 	Poll         *Poll // optional: RateLimit and GetJob, one after the other
 	ExportJob    *ExportJob
+	// ListTranscriptions answers listTranscriptions.
+	ListTranscriptions *ListTranscriptions
 
 	// Web application: people and sessions.
 	ResolveSession   *ResolveSession

@@ -8,35 +8,27 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Reconcile is what an API client needs to find what it missed while its
-// receiver was down (events are sent once): the list of its jobs
-// (GET /api/listTranscriptions) and a new attempt of one job's event
-// (POST /api/resendEvent, the web application's Resend). Both see only the
-// caller's account: a job of another account is domain.ErrNotFound, like
-// a missing one, and never listed.
-type Reconcile struct {
-	jobs       ports.JobStore
-	lister     ports.JobLister
-	deliveries ports.DeliveryStore
-	accounts   ports.AccountStore
-	sender     ports.WebhookSender
-	clock      ports.Clock
+// ListTranscriptions and ResendEvent are what an API client needs to find
+// what it missed while its receiver was down (events are sent once): the
+// list of its jobs (GET /api/listTranscriptions) and a new attempt of one
+// job's event (POST /api/resendEvent, the web application's Resend). Both
+// see only the caller's account: a job of another account is
+// domain.ErrNotFound, like a missing one, and never listed.
+
+// ListTranscriptions lists the caller's jobs (GET /api/listTranscriptions).
+type ListTranscriptions struct {
+	lister ports.JobLister
 }
 
-// NewReconcile builds the use cases.
-func NewReconcile(jobs ports.JobStore, lister ports.JobLister, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *Reconcile {
-	need("jobs", jobs)
+// NewListTranscriptions builds the use case.
+func NewListTranscriptions(lister ports.JobLister) *ListTranscriptions {
 	need("lister", lister)
-	need("deliveries", deliveries)
-	need("accounts", accounts)
-	need("sender", sender)
-	need("clock", clock)
-	return &Reconcile{jobs: jobs, lister: lister, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+	return &ListTranscriptions{lister: lister}
 }
 
-// List returns one page of the caller's jobs matching r, newest first.
+// Handle returns one page of the caller's jobs matching r, newest first.
 // NextCursor is set when the page is full: the next page may be empty.
-func (uc *Reconcile) List(ctx context.Context, p Principal, r domain.ListRequest) (domain.JobPage, error) {
+func (uc *ListTranscriptions) Handle(ctx context.Context, p Principal, r domain.ListRequest) (domain.JobPage, error) {
 	if err := RequireBusiness(p); err != nil {
 		return domain.JobPage{}, err
 	}
@@ -58,14 +50,33 @@ func (uc *Reconcile) List(ctx context.Context, p Principal, r domain.ListRequest
 	return page, nil
 }
 
-// Resend sends the job's event of r.Event again, now, with the same
+// ResendEvent sends one job's event again (POST /api/resendEvent).
+type ResendEvent struct {
+	jobs       ports.JobStore
+	deliveries ports.DeliveryStore
+	accounts   ports.AccountStore
+	sender     ports.WebhookSender
+	clock      ports.Clock
+}
+
+// NewResendEvent builds the use case.
+func NewResendEvent(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *ResendEvent {
+	need("jobs", jobs)
+	need("deliveries", deliveries)
+	need("accounts", accounts)
+	need("sender", sender)
+	need("clock", clock)
+	return &ResendEvent{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+}
+
+// Handle sends the job's event of r.Event again, now, with the same
 // webhook-id as its first delivery, to the account's receiver for that
 // event now and with its current secret; the attempt is recorded in the
 // job's delivery log like the web application's. A job for which that
 // event was never attempted (not yet transcribed, no checklist, failure
 // events off, or no receiver then) is a domain.ErrConflict; an account
 // without a receiver now, too.
-func (uc *Reconcile) Resend(ctx context.Context, p Principal, body []byte) (domain.ResendResult, error) {
+func (uc *ResendEvent) Handle(ctx context.Context, p Principal, body []byte) (domain.ResendResult, error) {
 	if err := RequireBusiness(p); err != nil {
 		return domain.ResendResult{}, err
 	}

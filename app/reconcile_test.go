@@ -19,7 +19,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 600)
 	other := w.account(domain.PlanBusiness, 600)
-	rc := app.NewReconcile(w.store, w.store, w.store, w.store, w.sender, w.clock)
+	list, resend := app.NewListTranscriptions(w.store), app.NewResendEvent(w.store, w.store, w.store, w.sender, w.clock)
 	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
 	w.sender.res = ports.WebhookResult{Status: 503, Err: errors.New("receiver answered 503")}
 	done := w.newJob(p, `{"type":"single_voice"}`)
@@ -29,7 +29,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	waiting := w.newJob(p, `{"type":"single_voice"}`)
 	theirs := w.newJob(other, `{"type":"single_voice"}`)
 
-	page, err := rc.List(w.ctx, p, domain.ListRequest{Limit: 1})
+	page, err := list.Handle(w.ctx, p, domain.ListRequest{Limit: 1})
 	if err != nil || len(page.Items) != 1 || page.Items[0].DocID != waiting.DocID || page.NextCursor == nil {
 		t.Fatalf("first page %+v %v", page, err)
 	}
@@ -37,11 +37,11 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err = rc.List(w.ctx, p, domain.ListRequest{Limit: 1, Cursor: c})
+	page, err = list.Handle(w.ctx, p, domain.ListRequest{Limit: 1, Cursor: c})
 	if err != nil || len(page.Items) != 1 || page.Items[0].DocID != done.DocID || page.Items[0].Title == nil {
 		t.Fatalf("second page %+v %v", page, err)
 	}
-	page, _ = rc.List(w.ctx, p, domain.ListRequest{Limit: 10, Status: domain.StatusTranscribed})
+	page, _ = list.Handle(w.ctx, p, domain.ListRequest{Limit: 10, Status: domain.StatusTranscribed})
 	if len(page.Items) != 1 || page.NextCursor != nil {
 		t.Fatalf("transcribed only: %+v", page)
 	}
@@ -56,7 +56,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w.sender.res = ports.WebhookResult{Status: 200}
 	// p still carries the account as it was at authentication: Resend
 	// reads the receiver and secret in force now.
-	res, err := rc.Resend(w.ctx, p, []byte(`{"docId":"`+string(done.DocID)+`","event":"transcript_ready"}`))
+	res, err := resend.Handle(w.ctx, p, []byte(`{"docId":"`+string(done.DocID)+`","event":"transcript_ready"}`))
 	if err != nil || !res.Delivered || res.WebhookID != first.EventID {
 		t.Fatalf("resend %+v %v (first webhook-id %q)", res, err, first.EventID)
 	}
@@ -71,12 +71,12 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 		`{"docId":"` + string(theirs.DocID) + `","event":"transcript_ready"}`:  domain.ErrNotFound,
 		`{"docId":"` + string(done.DocID) + `","event":"nope"}`:                domain.ErrValidation,
 	} {
-		if _, err := rc.Resend(w.ctx, p, []byte(body)); !errors.Is(err, want) {
+		if _, err := resend.Handle(w.ctx, p, []byte(body)); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", body, err, want)
 		}
 	}
 	free := w.account(domain.PlanFree, 0)
-	if _, err := rc.List(w.ctx, free, domain.ListRequest{Limit: 1}); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := list.Handle(w.ctx, free, domain.ListRequest{Limit: 1}); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("free plan list: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.commands.Reconcile.List(ctx, p, r)
+	page, err := s.queries.ListTranscriptions.Handle(ctx, p, r)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (s *server) resendEvent(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.commands.Reconcile.Resend(ctx, p, body)
+	res, err := s.commands.ResendEvent.Handle(ctx, p, body)
 	if err != nil {
 		return err
 	}

@@ -91,8 +91,8 @@ func (c Config) withDefaults() Config {
 // Deps are the use cases and services the adapter calls.
 type Deps struct {
 	// App holds the use cases. Required: Commands.RateLimit, CreateJob,
-	// ReceiveUpload, DeleteJob and Reconcile, Queries.Authenticate, GetJob and
-	// ExportJob; Queries.Poll answers getTranscription when set, else
+	// ReceiveUpload, DeleteJob and ResendEvent, Queries.Authenticate, GetJob,
+	// ExportJob and ListTranscriptions; Queries.Poll answers getTranscription when set, else
 	// RateLimit and GetJob do, one after the other.
 	App app.Application
 	// Ready reports whether the process can serve (store open, consumers
@@ -198,7 +198,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Authenticate": q.Authenticate == nil, "RateLimit": cmd.RateLimit == nil, "CreateJob": cmd.CreateJob == nil,
 		"GetJob": q.GetJob == nil, "ReceiveUpload": cmd.ReceiveUpload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
-		"Reconcile": cmd.Reconcile == nil,
+		"ResendEvent": cmd.ResendEvent == nil, "ListTranscriptions": q.ListTranscriptions == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps.App's " + name + " is required")

@@ -40,7 +40,7 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 			CreateJob:     app.NewCreateJob(st, st, signer, clock, cfg.UploadTTL),
 			ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes),
 			DeleteJob:     app.NewDeleteJob(st, blobs, clock, s.log),
-			Reconcile:     app.NewReconcile(st, st, st, st, s.webhooks, clock),
+			ResendEvent:   app.NewResendEvent(st, st, st, s.webhooks, clock),
 
 			SignUp:         signUp,
 			SignIn:         app.NewSignIn(st, st, hasher, limit, clock),
@@ -73,10 +73,11 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 			Reanalyze:      reanalyze,
 		},
 		Queries: app.Queries{
-			Authenticate: api.auth,
-			GetJob:       api.get,
-			Poll:         api.poll,
-			ExportJob:    app.NewExportJob(st),
+			Authenticate:       api.auth,
+			GetJob:             api.get,
+			Poll:               api.poll,
+			ExportJob:          app.NewExportJob(st),
+			ListTranscriptions: app.NewListTranscriptions(st),
 
 			ResolveSession:   app.NewResolveSession(st, st, st, clock),
 			GetInvitation:    app.NewGetInvitation(st, st, clock),
