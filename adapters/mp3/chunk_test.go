@@ -10,13 +10,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/mp3/mp3test"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/heaptest"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -155,7 +155,7 @@ func TestChunkerTwoHourWAV(t *testing.T) {
 	const rate, seconds = 16000, 2 * 3600
 	long := longWAV(rate, seconds)
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := heaptest.SamplePeak(&peak)
 	start := time.Now()
 	chunks, err := Chunker{}.Chunk(context.Background(), long, t.TempDir(), ports.ChunkLimits{MaxBytes: 25_000_000})
 	stop()
@@ -273,7 +273,7 @@ func TestChunkerTwoHours(t *testing.T) {
 		t.Fatalf("the recording is only %d bytes", long.Size())
 	}
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := heaptest.SamplePeak(&peak)
 	start := time.Now()
 	chunks, err := Chunker{}.Chunk(context.Background(), long.Open, t.TempDir(), ports.ChunkLimits{MaxBytes: 25_000_000})
 	stop()
@@ -305,26 +305,4 @@ func TestChunkerTwoHours(t *testing.T) {
 	if peak.Load() > 64<<20 {
 		t.Errorf("peak heap %d bytes", peak.Load())
 	}
-}
-
-// sampleHeap records the largest heap in use until stop is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }

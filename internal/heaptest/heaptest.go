@@ -1,6 +1,6 @@
 // Package heaptest measures a test's or benchmark's peak heap: the
-// long-recording tests of app and the diarizer's 30-minute benchmark share
-// it. Test code only: nothing else imports it.
+// long-recording tests of app and adapters/mp3 and the diarizer's 30-minute
+// benchmark share it. Test code only: nothing else imports it.
 package heaptest
 
 import (
