@@ -229,28 +229,12 @@ func (w *world) createChecklist(name string) error {
 }
 
 func (w *world) submitWithChecklist(recording, typ string) error {
-	a, err := w.actor(me)
+	r, j, err := w.createNamingMyChecklist(typ)
 	if err != nil {
 		return err
 	}
-	if a.checklistID == "" {
-		return errors.New("I have no checklist")
-	}
-	body, err := json.Marshal(map[string]any{"type": typ, "checklistId": a.checklistID})
-	if err != nil {
-		return err
-	}
-	r, err := w.create(a, body)
-	if err != nil {
-		return err
-	}
-	if r.status != http.StatusOK {
+	if j == nil {
 		return fmt.Errorf("createTranscription with my checklist answered %d %s, want 200", r.status, clip(r.body))
 	}
-	j, err := w.recordJob(a, r)
-	if err != nil {
-		return err
-	}
-	j.typ = typ
 	return w.uploadTo(j, recording)
 }

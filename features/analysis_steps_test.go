@@ -64,29 +64,34 @@ func (w *world) changeChecklist(name, question string) error {
 // createWithChecklist creates a job naming my checklist and records it when
 // it is accepted; the answer is the last response either way.
 func (w *world) createWithChecklist(typ string) error {
+	_, _, err := w.createNamingMyChecklist(typ)
+	return err
+}
+
+// createNamingMyChecklist creates a job of type typ naming my checklist and
+// returns the answer, and the job recorded when it was accepted (else nil).
+func (w *world) createNamingMyChecklist(typ string) (*response, *job, error) {
 	a, err := w.actor(me)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if a.checklistID == "" {
-		return errors.New("I have no checklist")
+		return nil, nil, errors.New("I have no checklist")
 	}
 	body, err := json.Marshal(map[string]any{"type": typ, "checklistId": a.checklistID})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	r, err := w.create(a, body)
+	if err != nil || r.status != http.StatusOK {
+		return r, nil, err
+	}
+	j, err := w.recordJob(a, r)
 	if err != nil {
-		return err
+		return r, nil, err
 	}
-	if r.status == http.StatusOK {
-		j, err := w.recordJob(a, r)
-		if err != nil {
-			return err
-		}
-		j.typ = typ
-	}
-	return nil
+	j.typ = typ
+	return r, j, nil
 }
 
 func (w *world) deadAnalysisReceiver() error {
