@@ -35,7 +35,25 @@ if ((${#mbrola_pkgs[@]})); then
     echo "eval-deps: adding Debian's contrib and non-free components (for mbrola)"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: contrib non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$suite" |
+    # The same mirror as the machine's own source of the suite (deb822 or
+    # one-line format): no host is named here.
+    uri=$(awk -v s="$suite" 'BEGIN { RS = ""; FS = "\n" } {
+        u = ""; ok = 0
+        for (i = 1; i <= NF; i++) {
+          if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); u = a[2] }
+          if ($i ~ /^Suites:/) { n = split($i, b, /[ \t]+/); for (j = 2; j <= n; j++) if (b[j] == s) ok = 1 }
+        }
+        if (ok && u != "") { print u; exit }
+      }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    if [ -z "$uri" ]; then
+      uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+        awk -v s="$suite" '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == s) { print $i; exit } }')
+    fi
+    if [ -z "$uri" ]; then
+      echo "eval-deps: no apt source of Debian $suite found to add contrib and non-free to (mbrola needs them)" >&2
+      exit 1
+    fi
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: contrib non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" "$suite" |
       $SUDO tee /etc/apt/sources.list.d/hyscribe-eval-contrib-nonfree.sources >/dev/null
   fi
 fi
