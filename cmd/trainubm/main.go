@@ -1,15 +1,16 @@
 // Command trainubm makes the diarizer's background model,
-// adapters/diarize/ubm.json (see adapters/diarize/ubm.go): it speaks
-// two-voice calls with Debian's eSpeak NG, in 41 voice variants (48 voices:
-// some variants at two pitches) that no evaluation uses (cmd/evaldiarize uses the default voice, f1–f5 and
-// m1–m7), from Armenian sentences that no evaluation speaks
-// (sentences.txt: the service's own messages), twelve alternating turns a
-// call, 24 calls; each call full band and through the telephone band (sox
-// sinc 300–3400 Hz at 8 kHz, LAME's 16 kbit/s MPEG-2.5, decoded back to
-// 16 kHz by FFmpeg); and fits the 64-component mixture to their speech
-// with the diarizer's own features. `make ubm` runs it; the tools come
-// with `make eval-deps` (eSpeak NG, sox, LAME) and `make deps` (FFmpeg).
-// The output is the same on every run.
+// adapters/diarize/ubm.json (see adapters/diarize/ubm.go). It speaks
+// two-voice calls with Debian's eSpeak NG in 41 voice variants (48 voices:
+// some variants at two pitches) that no evaluation uses (cmd/evaldiarize
+// uses the default voice, f1–f5 and m1–m7), from Armenian sentences that
+// no evaluation speaks (sentences.txt: the service's own messages), twelve
+// alternating turns a call, 24 calls; takes each call full band and
+// through the telephone band (sox sinc 300–3400 Hz at 8 kHz, LAME's
+// 16 kbit/s MPEG-2.5, decoded back to 16 kHz by FFmpeg); and fits the
+// 64-component mixture to their speech with the diarizer's own features.
+// `make ubm` runs it, after `make eval-deps` installs the tools. Every SoX
+// call runs with -R (repeatable dither), so the output is the same bytes
+// on every run.
 package main
 
 import (
@@ -77,7 +78,7 @@ func main() {
 func run(out, keep string) error {
 	for _, tool := range []string{"espeak-ng", "sox", "lame", "ffmpeg"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s is not installed (make eval-deps and make deps install it)", tool)
+			return fmt.Errorf("%s is not installed (make eval-deps installs it)", tool)
 		}
 	}
 	dir := keep
