@@ -46,7 +46,7 @@ GO_OLDEST ?= $(shell $(GO) env GOMODCACHE)/golang.org/toolchain@v0.0.1-go1.22.12
 HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
 export HYSCRIBE_SCREENSHOTS
 
-.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps fmt clean up down
+.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down
 
 ## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
 run:
@@ -113,6 +113,11 @@ eval: eval-deps
 
 eval-deps:
 	bash .ci/eval-deps.sh
+
+## ubm: trains the diarizer's background model again (adapters/diarize/ubm.json) from synthetic
+## two-voice calls of eSpeak NG voices that no eval uses; the same bytes on every run
+ubm: eval-deps
+	$(GO) run ./cmd/trainubm -out adapters/diarize/ubm.json
 
 ## bench: Go benchmarks of the hot paths (Postgres ones, the ClickHouse sink in rows/s), then the
 ## API and pipeline under load (bench/run.sh: wrk, real processes); prints figures and

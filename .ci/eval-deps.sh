@@ -11,6 +11,8 @@ command -v espeak-ng >/dev/null 2>&1 || need_pkgs+=(espeak-ng)
 command -v sox >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v soxi >/dev/null 2>&1 || need_pkgs+=(sox)
 command -v lame >/dev/null 2>&1 || need_pkgs+=(lame)
+# FFmpeg decodes the telephone-band training calls of `make ubm`.
+command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
 # flite's voices are built from real speakers' recordings (CMU ARCTIC).
 command -v flite >/dev/null 2>&1 || need_pkgs+=(flite)
 

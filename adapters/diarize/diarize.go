@@ -1,5 +1,6 @@
-// Package diarize tells two speakers apart in a mono recording without any
-// model weights: pure Go signal processing (a ports.Diarizer).
+// Package diarize tells two speakers apart in a mono recording with pure Go
+// signal processing and one small background model made here (ubm.json,
+// from synthetic voices; no downloaded weights): a ports.Diarizer.
 //
 // The decoded recording (a 16 kHz mono WAV, as mp3.Splitter writes it) is
 // read twice, frame by frame (25 ms frames every 10 ms), never whole; what
@@ -31,7 +32,13 @@
 //     the two wins. Each start refined by a swap search (swap.go: whole
 //     units between pauses move between the speakers while the split's
 //     likelihood under a full-covariance Gaussian per speaker rises) seeds
-//     one more run, which wins only when clearly likelier.
+//     one more run, which wins only when clearly likelier. When the call
+//     has enough speech, the speaker models of these runs are not mixtures
+//     of their own but the background model (ubm.go) adapted to the call
+//     and then to each speaker, which compares the voices sound by sound;
+//     a third search moves whole stretches of speech under those models
+//     (mapswap.go); and a last pass with each speaker's own mixture places
+//     the changes of the chosen split.
 //  5. Turns: a change of speaker inside a stretch moves to a pause within
 //     0.3 s, and runs shorter than 0.3 s inside a stretch join their
 //     neighbour (a short stretch of its own, a back-channel "այո" between
@@ -134,6 +141,9 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 		starts = append(starts, a)
 	}
 	best := search(fs, regs, pause, starts)
+	// The adapted models choose the split; the speakers' own mixtures,
+	// sharper on a few frames, place its changes (one more pass).
+	best, _ = resegment(fs, pause, best, trainGMM)
 	return turns(regs, pause, best), nil
 }
 

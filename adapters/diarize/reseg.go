@@ -152,16 +152,21 @@ func (fv *frameVectors) vector(ri, i int, out []float64) {
 
 }
 
+// speakerModel fits speaker s's frame model to the frames labelled s; nil
+// when it has too few. trainGMM fits a mixture of its own; adapted (ubm.go)
+// moves the call's background model toward the speaker.
+type speakerModel func(fv *frameVectors, pause [][]bool, labels [][]int, s int) *gmm
+
 // resegment refines per-frame labels (per region) with speaker models and
 // a Viterbi pass, a few rounds. A recording where one speaker has too few
 // frames to model keeps its labels.
-func resegment(fs *frameFeats, pause [][]bool, labels [][]int) ([][]int, float64) {
+func resegment(fs *frameFeats, pause [][]bool, labels [][]int, model speakerModel) ([][]int, float64) {
 	fv := newFrameVectors(fs, pause)
 	score := math.Inf(-1)
 	for round := 0; round < resegRounds; round++ {
 		var models [2]*gmm
 		for s := range models {
-			models[s] = trainGMM(fv, pause, labels, s)
+			models[s] = model(fv, pause, labels, s)
 			if models[s] == nil {
 				return labels, math.Inf(-1)
 			}
@@ -213,9 +218,13 @@ func trainGMM(fv *frameVectors, pause [][]bool, labels [][]int, s int) *gmm {
 		fv.vector(idx[k][0], idx[k][1], v)
 		x = append(x, v)
 	}
+	return fitGMM(x, gmmComponents, gmmIterations)
+}
+
+// fitGMM fits a K-component diagonal mixture to x by EM, started from
+// frames evenly spaced in x and x's variance.
+func fitGMM(x [][]float64, K, iterations int) *gmm {
 	g := &gmm{}
-	K := gmmComponents
-	// Start: means on frames evenly spaced in time, the speaker's variance.
 	var gm, gv [dimsFrame]float64
 	for _, v := range x {
 		for j, e := range v {
@@ -243,7 +252,7 @@ func trainGMM(fv *frameVectors, pause [][]bool, labels [][]int, s int) *gmm {
 	}
 	g.prepare()
 	post := make([]float64, K)
-	for it := 0; it < gmmIterations; it++ {
+	for it := 0; it < iterations; it++ {
 		n := make([]float64, K)
 		sum := make([][]float64, K)
 		sq := make([][]float64, K)

@@ -180,7 +180,16 @@ func swapSearch(st []covStats, fixed []bool, lab []int) {
 // takes the label most of its frames have, and after the search every
 // frame its unit's label (a pause the label before it).
 func swapStart(regs [][2]int, pause [][]bool, spans []span, st []covStats, start [][]int) [][]int {
-	lab := make([]int, len(spans))
+	lab, fixed := unitLabels(spans, start)
+	swapSearch(st, fixed, lab)
+	return framesOf(regs, pause, spans, lab, start)
+}
+
+// unitLabels gives each unit the label most of its frames have in start,
+// and says which units are fixed.
+func unitLabels(spans []span, start [][]int) (lab []int, fixed []bool) {
+	lab = make([]int, len(spans))
+	fixed = make([]bool, len(spans))
 	for u, sp := range spans {
 		var ones int
 		for i := sp.from; i < sp.to; i++ {
@@ -189,12 +198,14 @@ func swapStart(regs [][2]int, pause [][]bool, spans []span, st []covStats, start
 		if 2*ones > sp.to-sp.from {
 			lab[u] = 1
 		}
-	}
-	fixed := make([]bool, len(spans))
-	for u, sp := range spans {
 		fixed[u] = sp.fixed
 	}
-	swapSearch(st, fixed, lab)
+	return lab, fixed
+}
+
+// framesOf labels every frame of a unit with the unit's label, a pause
+// with the label before it, and any other frame as in start.
+func framesOf(regs [][2]int, pause [][]bool, spans []span, lab []int, start [][]int) [][]int {
 	out := make([][]int, len(regs))
 	for ri := range regs {
 		out[ri] = slices.Clone(start[ri])
@@ -217,12 +228,21 @@ func swapStart(regs [][2]int, pause [][]bool, spans []span, st []covStats, start
 // search resegments from every start and keeps the likeliest result; then
 // from every start refined by the swap search, whose result wins only when
 // likelier by swapMargin nats per speech frame (a near tie between two
-// different splits is noise, not evidence).
+// different splits is noise, not evidence); then from every start refined
+// by the stretch search under the adapted models (mapswap.go), whose result
+// wins when likelier. The speaker models are adapted from the call model
+// (ubm.go) when there is one, and the call's own mixtures otherwise.
 func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][]int {
+	fv := newFrameVectors(fs, pause)
+	call := callModel(fv, pause)
+	model := speakerModel(trainGMM)
+	if call != nil {
+		model = adapted(call)
+	}
 	var best [][]int
 	bestScore := math.Inf(-1)
 	for _, start := range starts {
-		frames, score := resegment(fs, pause, start)
+		frames, score := resegment(fs, pause, start, model)
 		if best == nil || score > bestScore {
 			best, bestScore = frames, score
 		}
@@ -239,11 +259,22 @@ func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][
 			}
 		}
 	}
-	st := spanStats(newFrameVectors(fs, pause), pause, spans)
+	st := spanStats(fv, pause, spans)
 	for _, start := range starts {
-		frames, score := resegment(fs, pause, swapStart(regs, pause, spans, st, start))
+		frames, score := resegment(fs, pause, swapStart(regs, pause, spans, st, start), model)
 		if score > bestScore+swapMargin*speech {
 			best, bestScore = frames, score
+		}
+	}
+	if call == nil {
+		return best
+	}
+	if ms := regionStats(call, fv, pause); ms != nil {
+		for _, start := range starts {
+			frames, score := resegment(fs, pause, mapSwapStart(regs, pause, ms, start), model)
+			if score > bestScore {
+				best, bestScore = frames, score
+			}
 		}
 	}
 	return best

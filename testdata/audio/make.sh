@@ -124,6 +124,13 @@ sox -R "$tmp/call-a.wav" "$tmp/music.wav" "$tmp/call-b.wav" "$tmp/musicmid.wav"
 lame --quiet -m m -b 32 "$tmp/musicfirst.wav" call-musicfirst-16k.mp3
 lame --quiet -m m -b 32 "$tmp/musicmid.wav" call-musicmid-16k.mp3
 
+# Two close women's voices in the telephone band: the eval's call
+# close-female-tel-3 (eSpeak NG hy+f5 pitch 70 and hy+f2 pitch 75, the
+# ten-turn dialogue, sox sinc 300-3400 at 8 kHz, LAME 16 kbit/s MPEG-2.5),
+# made by cmd/evaldiarize itself (every SoX call there runs with -R).
+(cd ../.. && go run ./cmd/evaldiarize -keep "$tmp/eval" -only close-female-tel >/dev/null)
+cp "$tmp/eval/close-female-tel-3.mp3" call-close-female-tel-8k.mp3
+
 # Not MP3 at all.
 prng 72616e646f6d00000000000000000000 4096 >random.bin
 : >empty.mp3

@@ -1,0 +1,160 @@
+package diarize
+
+import "math"
+
+// A swap search under the adapted models: whole stretches of speech (the
+// VAD's regions, which end at gaps of 0.2 s or more) move between the two
+// speakers while the likelihood gain of adapting the call model's means to
+// each speaker rises. Stretches, not the 2 s units of the other swap
+// search: a unit of a word or two differs from the next by what is said,
+// and with units that short the search finds a split by content (measured:
+// docs/quality.md). With the call model's component posteriors held fixed,
+// the gain of adapting component k to frames with zeroth- and centred
+// first-order statistics N and F is FᵀΣ⁻¹F·(N+2r)/(2(N+r)²) (r the
+// relevance), so a move costs a sum over the components, not a pass over
+// frames.
+const maxMapUnits = 1000 // more stretches (over ~1 h of speech): no such search (9 MB of statistics)
+
+// mapStats are a stretch's statistics under the call model: per component
+// the posterior count and the posterior-weighted sum of the frames'
+// whitened distances from its mean.
+type mapStats struct {
+	n []float32
+	f []float32 // component k's dimsFrame values at k*dimsFrame
+}
+
+// regionStats are the statistics of each region's speech frames; nil when
+// there are more than maxMapUnits regions.
+func regionStats(call *gmm, fv *frameVectors, pause [][]bool) []mapStats {
+	if len(pause) > maxMapUnits {
+		return nil
+	}
+	K := len(call.logW)
+	scratch := &gmm{logW: call.logW, mean: call.mean, ivar: call.ivar, logC: call.logC, score: make([]float64, K)}
+	sd := make([][]float64, K)
+	for k := range sd {
+		sd[k] = make([]float64, dimsFrame)
+		for j, iv := range call.ivar[k] {
+			sd[k][j] = math.Sqrt(iv)
+		}
+	}
+	out := make([]mapStats, len(pause))
+	v := make([]float64, dimsFrame)
+	post := make([]float64, K)
+	n := make([]float64, K)
+	f := make([]float64, K*dimsFrame)
+	for ri, p := range pause {
+		clear(n)
+		clear(f)
+		for i, q := range p {
+			if q {
+				continue
+			}
+			fv.vector(ri, i, v)
+			scratch.posteriors(v, post)
+			for k, w := range post {
+				if w < 1e-4 {
+					continue
+				}
+				n[k] += w
+				for j, e := range v {
+					f[k*dimsFrame+j] += w * (e - call.mean[k][j]) * sd[k][j]
+				}
+			}
+		}
+		st := mapStats{n: make([]float32, K), f: make([]float32, K*dimsFrame)}
+		for k := range n {
+			st.n[k] = float32(n[k])
+		}
+		for i := range f {
+			st.f[i] = float32(f[i])
+		}
+		out[ri] = st
+	}
+	return out
+}
+
+// speakerStats sum the stretches of one speaker.
+type speakerStats struct {
+	n, f []float64
+}
+
+func newSpeakerStats(K int) speakerStats {
+	return speakerStats{n: make([]float64, K), f: make([]float64, K*dimsFrame)}
+}
+
+func (a *speakerStats) add(u *mapStats, sign float64) {
+	for k, x := range u.n {
+		a.n[k] += sign * float64(x)
+	}
+	for i, x := range u.f {
+		a.f[i] += sign * float64(x)
+	}
+}
+
+// gain is the log-likelihood gain of adapting the call model's means to
+// these frames.
+func (a *speakerStats) gain() float64 {
+	var g float64
+	for k, n := range a.n {
+		var ff float64
+		for _, x := range a.f[k*dimsFrame : (k+1)*dimsFrame] {
+			ff += x * x
+		}
+		g += ff * (n + 2*relevance) / (2 * (n + relevance) * (n + relevance))
+	}
+	return g
+}
+
+// mapSwapSearch moves stretches between the two speakers, one at a time,
+// while the two speakers' gain rises; lab is the stretches' labels, changed
+// in place; fixed ones stay.
+func mapSwapSearch(st []mapStats, fixed []bool, lab []int) {
+	if len(st) == 0 {
+		return
+	}
+	K := len(st[0].n)
+	c := [2]speakerStats{newSpeakerStats(K), newSpeakerStats(K)}
+	for u := range st {
+		c[lab[u]].add(&st[u], 1)
+	}
+	cur := c[0].gain() + c[1].gain()
+	for pass := 0; pass < swapPasses; pass++ {
+		moved := false
+		for u := range st {
+			if fixed[u] {
+				continue
+			}
+			a := lab[u]
+			c[a].add(&st[u], -1)
+			c[1-a].add(&st[u], 1)
+			if next := c[0].gain() + c[1].gain(); next > cur+1e-6 {
+				lab[u], cur, moved = 1-a, next, true
+			} else {
+				c[1-a].add(&st[u], -1)
+				c[a].add(&st[u], 1)
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// regionSpans are the regions as units of a swap search; one shorter than
+// minRunFrames never moves.
+func regionSpans(regs [][2]int) []span {
+	out := make([]span, len(regs))
+	for ri, r := range regs {
+		out[ri] = span{ri, 0, r[1] - r[0], r[1]-r[0] < minRunFrames}
+	}
+	return out
+}
+
+// mapSwapStart is the stretch search from a start's frame labels.
+func mapSwapStart(regs [][2]int, pause [][]bool, st []mapStats, start [][]int) [][]int {
+	spans := regionSpans(regs)
+	lab, fixed := unitLabels(spans, start)
+	mapSwapSearch(st, fixed, lab)
+	return framesOf(regs, pause, spans, lab, start)
+}
