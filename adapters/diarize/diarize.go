@@ -110,27 +110,17 @@ func (d *Diarizer) Speech(ctx context.Context, wavPath string) ([]domain.Span, e
 // path, in time order, labelled "A" and "B" (a recording with one voice may
 // still get both). No speech gives no turns.
 func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, error) {
-	energy, err := energies(ctx, wavPath)
-	if err != nil {
+	sp, err := readSpeech(ctx, wavPath)
+	if err != nil || len(sp.regs) == 0 {
 		return nil, err
 	}
-	speech := vad(energy)
-	dropMusic(energy, speech)
-	regs := regions(speech)
-	if len(regs) == 0 {
-		return nil, nil
-	}
-	fs, err := extract(ctx, wavPath, regs)
-	if err != nil {
-		return nil, err
-	}
+	regs, fs, pause := sp.regs, sp.fs, sp.pause
 	wins := windows(regs)
 	for _, w := range wins {
 		for f := w.start; f < w.end; f++ {
 			w.add(fs.at(f))
 		}
 	}
-	pause := pauses(energy, regs)
 	// Two starts for the frame models: the windows' clustering, and an
 	// agglomerative clustering of units of at most 2 s; the likelier
 	// resegmentation wins. Each alone lands in a wrong split on some calls
@@ -148,6 +138,35 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 }
 
 func frameTime(f int) float64 { return float64(f*hop) / rate }
+
+// speech is what both passes over a recording find: its stretches of
+// speech (music on hold dropped), their frames' features and, inside
+// them, the pauses.
+type speech struct {
+	regs  [][2]int
+	fs    *frameFeats
+	pause [][]bool
+}
+
+// readSpeech reads the 16 kHz mono WAV at path twice; no regions (and no
+// features) when it has no speech.
+func readSpeech(ctx context.Context, path string) (*speech, error) {
+	energy, err := energies(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	active := vad(energy)
+	dropMusic(energy, active)
+	regs := regions(active)
+	if len(regs) == 0 {
+		return &speech{}, nil
+	}
+	fs, err := extract(ctx, path, regs)
+	if err != nil {
+		return nil, err
+	}
+	return &speech{regs: regs, fs: fs, pause: pauses(energy, regs)}, nil
+}
 
 // energies is pass one: the log energy of every frame, in dB full scale.
 func energies(ctx context.Context, path string) ([]float32, error) {

@@ -31,43 +31,31 @@ func regionStats(call *gmm, fv *frameVectors, pause [][]bool) []mapStats {
 	}
 	K := len(call.logW)
 	scratch := &gmm{logW: call.logW, mean: call.mean, ivar: call.ivar, logC: call.logC, score: make([]float64, K)}
-	sd := make([][]float64, K)
-	for k := range sd {
-		sd[k] = make([]float64, dimsFrame)
-		for j, iv := range call.ivar[k] {
-			sd[k][j] = math.Sqrt(iv)
-		}
-	}
 	out := make([]mapStats, len(pause))
 	v := make([]float64, dimsFrame)
 	post := make([]float64, K)
 	n := make([]float64, K)
-	f := make([]float64, K*dimsFrame)
+	sum := make([][]float64, K)
+	for k := range sum {
+		sum[k] = make([]float64, dimsFrame)
+	}
 	for ri, p := range pause {
 		clear(n)
-		clear(f)
+		for k := range sum {
+			clear(sum[k])
+		}
 		for i, q := range p {
-			if q {
-				continue
-			}
-			fv.vector(ri, i, v)
-			scratch.posteriors(v, post)
-			for k, w := range post {
-				if w < 1e-4 {
-					continue
-				}
-				n[k] += w
-				for j, e := range v {
-					f[k*dimsFrame+j] += w * (e - call.mean[k][j]) * sd[k][j]
-				}
+			if !q {
+				fv.vector(ri, i, v)
+				scratch.accumulate(v, post, n, sum, nil)
 			}
 		}
 		st := mapStats{n: make([]float32, K), f: make([]float32, K*dimsFrame)}
 		for k := range n {
 			st.n[k] = float32(n[k])
-		}
-		for i := range f {
-			st.f[i] = float32(f[i])
+			for j, iv := range call.ivar[k] {
+				st.f[k*dimsFrame+j] = float32((sum[k][j] - n[k]*call.mean[k][j]) * math.Sqrt(iv))
+			}
 		}
 		out[ri] = st
 	}
@@ -118,27 +106,16 @@ func mapSwapSearch(st []mapStats, fixed []bool, lab []int) {
 	for u := range st {
 		c[lab[u]].add(&st[u], 1)
 	}
-	cur := c[0].gain() + c[1].gain()
-	for pass := 0; pass < swapPasses; pass++ {
-		moved := false
-		for u := range st {
-			if fixed[u] {
-				continue
-			}
-			a := lab[u]
-			c[a].add(&st[u], -1)
-			c[1-a].add(&st[u], 1)
-			if next := c[0].gain() + c[1].gain(); next > cur+1e-6 {
-				lab[u], cur, moved = 1-a, next, true
-			} else {
-				c[1-a].add(&st[u], -1)
-				c[a].add(&st[u], 1)
-			}
-		}
-		if !moved {
-			return
-		}
-	}
+	climb(lab, fixed, c[0].gain()+c[1].gain(), func(u int) float64 {
+		a := lab[u]
+		c[a].add(&st[u], -1)
+		c[1-a].add(&st[u], 1)
+		return c[0].gain() + c[1].gain()
+	}, func(u int) {
+		a := lab[u]
+		c[1-a].add(&st[u], -1)
+		c[a].add(&st[u], 1)
+	})
 }
 
 // regionSpans are the regions as units of a swap search; one shorter than

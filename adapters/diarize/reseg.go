@@ -261,17 +261,7 @@ func fitGMM(x [][]float64, K, iterations int) *gmm {
 			sq[k] = make([]float64, dimsFrame)
 		}
 		for _, v := range x {
-			g.posteriors(v, post)
-			for k, p := range post {
-				if p < 1e-4 {
-					continue
-				}
-				n[k] += p
-				for j, e := range v {
-					sum[k][j] += p * e
-					sq[k][j] += p * e * e
-				}
-			}
+			g.accumulate(v, post, n, sum, sq)
 		}
 		for k := 0; k < K; k++ {
 			if n[k] < 1 { // an empty component: leave it
@@ -326,6 +316,25 @@ func (g *gmm) posteriors(v []float64, post []float64) {
 	ll := g.logLik(v)
 	for k, s := range g.score {
 		post[k] = math.Exp(s - ll)
+	}
+}
+
+// accumulate adds frame v's statistics under g: each component's
+// posterior to n, the posterior-weighted frame to sum and, when sq is not
+// nil, its square to sq (posteriors under 1e-4 skipped); post is scratch.
+func (g *gmm) accumulate(v, post, n []float64, sum, sq [][]float64) {
+	g.posteriors(v, post)
+	for k, p := range post {
+		if p < 1e-4 {
+			continue
+		}
+		n[k] += p
+		for j, e := range v {
+			sum[k][j] += p * e
+			if sq != nil {
+				sq[k][j] += p * e * e
+			}
+		}
 	}
 }
 

@@ -148,7 +148,7 @@ func spanStats(fv *frameVectors, pause [][]bool, spans []span) []covStats {
 // swapSearch moves units between the two speakers, one at a time, while
 // the split's cost falls; lab is the units' labels, changed in place.
 func swapSearch(st []covStats, fixed []bool, lab []int) {
-	var c [2]covStats
+	var c, prev [2]covStats
 	for u := range st {
 		c[lab[u]].add(&st[u], 1)
 	}
@@ -156,18 +156,31 @@ func swapSearch(st []covStats, fixed []bool, lab []int) {
 	if math.IsInf(cur, 1) {
 		return
 	}
+	climb(lab, fixed, -cur, func(u int) float64 {
+		a := lab[u]
+		prev = c
+		c[a].add(&st[u], -1)
+		c[1-a].add(&st[u], 1)
+		return -(c[0].cost() + c[1].cost())
+	}, func(int) { c = prev })
+}
+
+// climb moves units to the other speaker, one at a time, while that raises
+// a split's score, until a pass over them moves none (at most swapPasses):
+// move(u) moves unit u (labelled lab[u]) and returns the new score, undo(u)
+// takes back a move that did not raise it. lab is changed in place; fixed
+// units stay.
+func climb(lab []int, fixed []bool, score float64, move func(u int) float64, undo func(u int)) {
 	for pass := 0; pass < swapPasses; pass++ {
 		moved := false
-		for u := range st {
+		for u := range lab {
 			if fixed[u] {
 				continue
 			}
-			a := lab[u]
-			from, to := c[a], c[1-a]
-			from.add(&st[u], -1)
-			to.add(&st[u], 1)
-			if next := from.cost() + to.cost(); next < cur-1e-6 {
-				c[a], c[1-a], lab[u], cur, moved = from, to, 1-a, next, true
+			if next := move(u); next > score+1e-6 {
+				lab[u], score, moved = 1-lab[u], next, true
+			} else {
+				undo(u)
 			}
 		}
 		if !moved {

@@ -123,16 +123,7 @@ func adaptMeans(base *gmm, fv *frameVectors, pause [][]bool, labels [][]int, s i
 			}
 			frames++
 			fv.vector(ri, i, v)
-			scratch.posteriors(v, post)
-			for k, q := range post {
-				if q < 1e-4 {
-					continue
-				}
-				n[k] += q
-				for j, e := range v {
-					sum[k][j] += q * e
-				}
-			}
+			scratch.accumulate(v, post, n, sum, nil)
 		}
 	}
 	if frames < 20*gmmComponents {
@@ -164,21 +155,16 @@ func TrainBackground(ctx context.Context, wavPaths []string, about string) ([]by
 func trainBackground(ctx context.Context, wavPaths []string, about string, iterations int) ([]byte, error) {
 	var x [][]float64
 	for _, path := range wavPaths {
-		energy, err := energies(ctx, path)
+		sp, err := readSpeech(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		speech := vad(energy)
-		dropMusic(energy, speech)
-		regs := regions(speech)
-		fs, err := extract(ctx, path, regs)
-		if err != nil {
-			return nil, err
+		if len(sp.regs) == 0 {
+			continue
 		}
-		pause := pauses(energy, regs)
-		fv := newFrameVectors(fs, pause)
-		for ri := range regs {
-			for i, p := range pause[ri] {
+		fv := newFrameVectors(sp.fs, sp.pause)
+		for ri := range sp.regs {
+			for i, p := range sp.pause[ri] {
 				if p || i%2 == 1 {
 					continue
 				}
