@@ -83,14 +83,61 @@ func parseUBM(b []byte) (*gmm, error) {
 }
 
 // callModel is the background model with its means adapted to all of the
-// call's speech; nil when the call has too little speech to model or the
-// embedded model does not load (the per-call mixtures then do all).
+// call's speech; nil when the call has too little speech to model, when
+// its stretches are steady sounds rather than speech (steadyShare), or
+// when the embedded model does not load: the per-call mixtures then do
+// all.
 func callModel(fv *frameVectors, pause [][]bool) *gmm {
+	if withinShare(fv, pause) < steadyShare {
+		return nil
+	}
 	ubm, err := background()
 	if err != nil {
 		return nil
 	}
 	return adaptMeans(ubm, fv, pause, nil, 0)
+}
+
+// steadyShare: speech changes sound all the time, so most of a call's
+// variance lies within its stretches (0.90–1.00 of it on every call of
+// the eval, synthetic and real speakers' voices, music and noise
+// included); a call of steady tones, each stretch one sound, has most of
+// it between them (0.55 for the tone-per-utterance calls of
+// adapters/asr/asrtest). Adapted models cannot compare steady sounds sound
+// by sound: each stretch takes components of its own, and a split by
+// stretch wins by its exact fit.
+const steadyShare = 0.75
+
+// withinShare is the share of the call's variance (of the normalised frame
+// vectors, averaged over their dimensions) that lies within its regions.
+func withinShare(fv *frameVectors, pause [][]bool) float64 {
+	v := make([]float64, dimsFrame)
+	var within, n float64
+	for ri, p := range pause {
+		var sum, sq [dimsFrame]float64
+		var m float64
+		for i, q := range p {
+			if q {
+				continue
+			}
+			fv.vector(ri, i, v)
+			for j, e := range v {
+				sum[j] += e
+				sq[j] += e * e
+			}
+			m++
+		}
+		for j := range sum {
+			if m > 0 {
+				within += sq[j] - sum[j]*sum[j]/m
+			}
+		}
+		n += m
+	}
+	if n == 0 {
+		return 0
+	}
+	return within / n / dimsFrame
 }
 
 // adapted is the speakerModel that moves call's means toward each
