@@ -91,19 +91,8 @@ func newFrameVectors(fs *frameFeats, pause [][]bool) *frameVectors {
 	}
 	var sum, sq [dimsFrame]float64
 	var n float64
-	v := make([]float64, dimsFrame)
-	for ri, r := range fs.regs {
-		for i := 0; i < r[1]-r[0]; i++ {
-			if pause[ri][i] {
-				continue
-			}
-			fv.raw(ri, i, v)
-			for j, x := range v {
-				sum[j] += x
-				sq[j] += x * x
-			}
-			n++
-		}
+	for ri := range fs.regs {
+		n += speechMoments(pause[ri], func(i int, out []float64) { fv.raw(ri, i, out) }, &sum, &sq)
 	}
 	for j := range fv.mean {
 		fv.sd[j] = 1
@@ -113,6 +102,26 @@ func newFrameVectors(fs *frameFeats, pause [][]bool) *frameVectors {
 		}
 	}
 	return fv
+}
+
+// speechMoments adds each dimension of the vectors frame(i, out) gives for
+// a region's speech frames (pause false) to sum, and its square to sq, and
+// returns how many frames it added.
+func speechMoments(pause []bool, frame func(i int, out []float64), sum, sq *[dimsFrame]float64) float64 {
+	v := make([]float64, dimsFrame)
+	var n float64
+	for i, p := range pause {
+		if p {
+			continue
+		}
+		frame(i, v)
+		for j, x := range v {
+			sum[j] += x
+			sq[j] += x * x
+		}
+		n++
+	}
+	return n
 }
 
 // raw is frame i of region ri before normalisation.

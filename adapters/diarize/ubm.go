@@ -111,22 +111,10 @@ const steadyShare = 0.75
 // withinShare is the share of the call's variance (of the normalised frame
 // vectors, averaged over their dimensions) that lies within its regions.
 func withinShare(fv *frameVectors, pause [][]bool) float64 {
-	v := make([]float64, dimsFrame)
 	var within, n float64
 	for ri, p := range pause {
 		var sum, sq [dimsFrame]float64
-		var m float64
-		for i, q := range p {
-			if q {
-				continue
-			}
-			fv.vector(ri, i, v)
-			for j, e := range v {
-				sum[j] += e
-				sq[j] += e * e
-			}
-			m++
-		}
+		m := speechMoments(p, func(i int, out []float64) { fv.vector(ri, i, out) }, &sum, &sq)
 		for j := range sum {
 			if m > 0 {
 				within += sq[j] - sum[j]*sum[j]/m
