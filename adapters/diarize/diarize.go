@@ -114,7 +114,7 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	if err != nil || len(sp.regs) == 0 {
 		return nil, err
 	}
-	regs, fs, pause := sp.regs, sp.fs, sp.pause
+	regs, fs, pause, fv := sp.regs, sp.fs, sp.pause, sp.fv
 	wins := windows(regs)
 	for _, w := range wins {
 		for f := w.start; f < w.end; f++ {
@@ -127,13 +127,13 @@ func (d *Diarizer) Diarize(ctx context.Context, wavPath string) ([]domain.Turn, 
 	// of close voices (see docs/quality.md), so each is also refined by a
 	// swap search of whole units (swap.go).
 	starts := [][][]int{windowLabels(regs, wins, cluster(wins))}
-	if a := ahcLabels(newFrameVectors(fs, pause), regs, pause); a != nil {
+	if a := ahcLabels(fv, regs, pause); a != nil {
 		starts = append(starts, a)
 	}
-	best := search(fs, regs, pause, starts)
+	best := search(fv, regs, pause, starts)
 	// The adapted models choose the split; the speakers' own mixtures,
 	// sharper on a few frames, place its changes (one more pass).
-	best, _ = resegment(fs, pause, best, trainGMM)
+	best, _ = resegment(fv, pause, best, trainGMM)
 	return turns(regs, pause, best), nil
 }
 
@@ -141,11 +141,12 @@ func frameTime(f int) float64 { return float64(f*hop) / rate }
 
 // speech is what both passes over a recording find: its stretches of
 // speech (music on hold dropped), their frames' features and, inside
-// them, the pauses.
+// them, the pauses; and the frame models' input made of them.
 type speech struct {
 	regs  [][2]int
 	fs    *frameFeats
 	pause [][]bool
+	fv    *frameVectors
 }
 
 // readSpeech reads the 16 kHz mono WAV at path twice; no regions (and no
@@ -165,7 +166,8 @@ func readSpeech(ctx context.Context, path string) (*speech, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &speech{regs: regs, fs: fs, pause: pauses(energy, regs)}, nil
+	pause := pauses(energy, regs)
+	return &speech{regs: regs, fs: fs, pause: pause, fv: newFrameVectors(fs, pause)}, nil
 }
 
 // energies is pass one: the log energy of every frame, in dB full scale.

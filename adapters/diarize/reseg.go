@@ -169,8 +169,7 @@ type speakerModel func(fv *frameVectors, pause [][]bool, labels [][]int, s int) 
 // resegment refines per-frame labels (per region) with speaker models and
 // a Viterbi pass, a few rounds. A recording where one speaker has too few
 // frames to model keeps its labels.
-func resegment(fs *frameFeats, pause [][]bool, labels [][]int, model speakerModel) ([][]int, float64) {
-	fv := newFrameVectors(fs, pause)
+func resegment(fv *frameVectors, pause [][]bool, labels [][]int, model speakerModel) ([][]int, float64) {
 	score := math.Inf(-1)
 	for round := 0; round < resegRounds; round++ {
 		var models [2]*gmm

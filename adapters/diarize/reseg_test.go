@@ -103,7 +103,7 @@ func TestResegmentPutsTheChangeInThePauseAndKeepsTheBackChannelWithTheTurn(t *te
 	for f := 360; f < 600; f++ {
 		start[f] = 1
 	}
-	res, _ := resegment(fs, [][]bool{pause}, [][]int{start}, trainGMM)
+	res, _ := resegment(newFrameVectors(fs, [][]bool{pause}), [][]bool{pause}, [][]int{start}, trainGMM)
 	got := res[0]
 	ch := changesOf(got)
 	if len(ch) != 1 || ch[0] < 300 || ch[0] > 310 {

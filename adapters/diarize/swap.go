@@ -245,8 +245,7 @@ func framesOf(regs [][2]int, pause [][]bool, spans []span, lab []int, start [][]
 // by the stretch search under the adapted models (mapswap.go), whose result
 // wins when likelier. The speaker models are adapted from the call model
 // (ubm.go) when there is one, and the call's own mixtures otherwise.
-func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][]int {
-	fv := newFrameVectors(fs, pause)
+func search(fv *frameVectors, regs [][2]int, pause [][]bool, starts [][][]int) [][]int {
 	call := callModel(fv, pause)
 	model := speakerModel(trainGMM)
 	if call != nil {
@@ -255,7 +254,7 @@ func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][
 	var best [][]int
 	bestScore := math.Inf(-1)
 	for _, start := range starts {
-		frames, score := resegment(fs, pause, start, model)
+		frames, score := resegment(fv, pause, start, model)
 		if best == nil || score > bestScore {
 			best, bestScore = frames, score
 		}
@@ -274,7 +273,7 @@ func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][
 	}
 	st := spanStats(fv, pause, spans)
 	for _, start := range starts {
-		frames, score := resegment(fs, pause, swapStart(regs, pause, spans, st, start), model)
+		frames, score := resegment(fv, pause, swapStart(regs, pause, spans, st, start), model)
 		if score > bestScore+swapMargin*speech {
 			best, bestScore = frames, score
 		}
@@ -284,7 +283,7 @@ func search(fs *frameFeats, regs [][2]int, pause [][]bool, starts [][][]int) [][
 	}
 	if ms := regionStats(call, fv, pause); ms != nil {
 		for _, start := range starts {
-			frames, score := resegment(fs, pause, mapSwapStart(regs, pause, ms, start), model)
+			frames, score := resegment(fv, pause, mapSwapStart(regs, pause, ms, start), model)
 			if score > bestScore {
 				best, bestScore = frames, score
 			}

@@ -77,7 +77,8 @@ func TestSearchLeavesAWrongSplitForALikelierOneTheSwapSearchFinds(t *testing.T) 
 	}
 	// The premise: the frame models alone keep a wrong split, less likely
 	// than the true one.
-	wrong, wrongScore := resegment(fs, pause, start, trainGMM)
+	fv := newFrameVectors(fs, pause)
+	wrong, wrongScore := resegment(fv, pause, start, trainGMM)
 	if acc := accuracy(wrong, speaker); acc > 0.9 {
 		t.Fatalf("resegmentation alone already gets %.0f%% of the frames right: the test shows nothing", 100*acc)
 	}
@@ -88,10 +89,10 @@ func TestSearchLeavesAWrongSplitForALikelierOneTheSwapSearchFinds(t *testing.T) 
 			truth[ri][i] = speaker[ri]
 		}
 	}
-	if _, trueScore := resegment(fs, pause, truth, trainGMM); trueScore <= wrongScore {
+	if _, trueScore := resegment(fv, pause, truth, trainGMM); trueScore <= wrongScore {
 		t.Fatalf("the true split scores %.0f, the wrong one %.0f: the models do not prefer the truth", trueScore, wrongScore)
 	}
-	got := search(fs, regs, pause, [][][]int{start})
+	got := search(fv, regs, pause, [][][]int{start})
 	if acc := accuracy(got, speaker); acc < 0.99 {
 		t.Fatalf("search gets %.1f%% of the frames right, want the true split", 100*acc)
 	}

@@ -197,7 +197,7 @@ func trainBackground(ctx context.Context, wavPaths []string, about string, itera
 		if len(sp.regs) == 0 {
 			continue
 		}
-		fv := newFrameVectors(sp.fs, sp.pause)
+		fv := sp.fv
 		for ri := range sp.regs {
 			for i, p := range sp.pause[ri] {
 				if p || i%2 == 1 {

@@ -215,7 +215,7 @@ func TestSteadyTonesAreLeftToTheCallsOwnMixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fv := newFrameVectors(sp.fs, sp.pause)
+	fv := sp.fv
 	if share := withinShare(fv, sp.pause); share >= steadyShare || callModel(fv, sp.pause) != nil {
 		t.Fatalf("%.2f of the tones' variance within their stretches, and a call model: want under %.2f and none", share, steadyShare)
 	}
@@ -224,7 +224,7 @@ func TestSteadyTonesAreLeftToTheCallsOwnMixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if share := withinShare(newFrameVectors(sp.fs, sp.pause), sp.pause); share < steadyShare {
+	if share := withinShare(sp.fv, sp.pause); share < steadyShare {
 		t.Fatalf("speech: %.2f of the variance within its stretches, want at least %.2f", share, steadyShare)
 	}
 	turns, err := New().Diarize(context.Background(), wav)
