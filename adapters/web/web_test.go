@@ -47,13 +47,9 @@ type site struct {
 	analyze func()
 }
 
-// siteStore is what the web application needs of a store adapter.
-type siteStore interface {
-	ports.Stores
-	ports.TeamStore
-	ports.UsageReader
-	ports.JobDeleter
-}
+// siteStore is what the web application needs of a store adapter (SQLite,
+// or Postgres in the benchmarks).
+type siteStore = app.WebStore
 
 func newSite(t testing.TB, cfg web.Config) *site {
 	t.Helper()
@@ -96,65 +92,19 @@ func newSiteWith(t testing.TB, cfg web.Config, st siteStore, hasher ports.Passwo
 	return &site{t: t, app: a, store: st, blobs: blobs, uc: uc, hasher: hasher}
 }
 
-// siteApplication is the web application's use cases on st, as
-// cmd/hyscribe wires them (newApplication) less the API's, retention and
-// reanalysis.
+// siteApplication is the web application's use cases on st, wired as
+// cmd/hyscribe wires them (app.NewWebApplication).
 func siteApplication(st siteStore, blobs ports.BlobStore, hasher ports.PasswordHasher, signer ports.UploadSigner, sender ports.WebhookSender, clock ports.Clock) app.Application {
-	limit := app.NewRateLimit(st, clock)
-	return app.Application{
-		Commands: app.Commands{
-			CreateJob: app.NewCreateJob(st, st, signer, clock, time.Hour),
-			DeleteJob: app.NewDeleteJob(st, blobs, clock, nil),
-
-			SignUp:         app.NewSignUp(st, st, hasher, limit, clock),
-			SignIn:         app.NewSignIn(st, st, hasher, limit, clock),
-			SignOut:        app.NewSignOut(st),
-			AcceptInvite:   app.NewAcceptInvite(st, st, hasher, clock),
-			SetLanguage:    app.NewSetLanguage(st),
-			ChangePassword: app.NewChangePassword(st, st, hasher, clock),
-			ResetPassword:  app.NewResetPassword(st, st, st, hasher, clock),
-			ForgotPassword: app.NewForgotPassword(st, st, limit, clock),
-			AllowPreview:   app.NewAllowPreview(limit),
-			AllowCreate:    app.NewAllowCreate(limit),
-
-			InviteMember: app.NewInviteMember(st, limit, clock),
-			SetRole:      app.NewSetRole(st, st),
-			RemoveMember: app.NewRemoveMember(st, st),
-			ResetLink:    app.NewResetLink(st, st, clock),
-
-			UpdateAccount:         app.NewUpdateAccount(st),
-			GenerateWebhookSecret: app.NewGenerateWebhookSecret(st),
-			CreateAPIKey:          app.NewCreateAPIKey(st, clock),
-			RevokeAPIKey:          app.NewRevokeAPIKey(st, clock),
-			CreateChecklist:       app.NewCreateChecklist(st, st, clock),
-			UpdateChecklist:       app.NewUpdateChecklist(st, clock),
-			ArchiveChecklist:      app.NewArchiveChecklist(st),
-
-			ResendDelivery: app.NewResendDelivery(st, st, st, sender, clock),
-			NameSpeakers:   app.NewNameSpeakers(st),
-			SendTestEvent:  app.NewSendTestEvent(st, sender, clock),
-		},
-		Queries: app.Queries{
-			ResolveSession:   app.NewResolveSession(st, st, st, clock),
-			GetInvitation:    app.NewGetInvitation(st, st, clock),
-			GetPasswordReset: app.NewGetPasswordReset(st, clock),
-			ListMembers:      app.NewListMembers(st),
-
-			ListAPIKeys:    app.NewListAPIKeys(st),
-			ListChecklists: app.NewListChecklists(st, st),
-			ShowChecklist:  app.NewShowChecklist(st),
-			Usage:          app.NewUsage(st, clock),
-
-			ListRecordings:    app.NewListRecordings(st, st),
-			GetRecording:      app.NewGetRecording(st, st, st, st, st),
-			RecordingStatuses: app.NewRecordingStatuses(st),
-			RecordingAudio:    app.NewRecordingAudio(st, blobs),
-			ExportRecording:   app.NewExportRecording(st),
-			LiveAnalyses:      app.NewLiveAnalyses(st, st),
-			PreviewChecklist:  app.NewPreviewChecklist(st, st, analysis.New(), clock),
-			ReportChecklist:   app.NewReportChecklist(st, st, nil),
-		},
-	}
+	return app.NewWebApplication(app.WebPorts{
+		Store:     st,
+		Blobs:     blobs,
+		Hasher:    hasher,
+		Signer:    signer,
+		Sender:    sender,
+		Analyzer:  analysis.New(),
+		Clock:     clock,
+		UploadTTL: time.Hour,
+	})
 }
 
 type resp struct {
