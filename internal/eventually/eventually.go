@@ -22,9 +22,16 @@ func True(tb testing.TB, within time.Duration, what string, cond func() bool) {
 // failure reports (the last answer before the deadline).
 func Holds(tb testing.TB, within time.Duration, what string, cond func() (bool, string)) {
 	tb.Helper()
+	Every(tb, Interval, within, what, cond)
+}
+
+// Every is Holds checking every interval: slower for a condition that costs
+// a request to a rate-limited API or a process's log to read.
+func Every(tb testing.TB, interval, within time.Duration, what string, cond func() (bool, string)) {
+	tb.Helper()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
-	tick := time.NewTicker(Interval)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		ok, saw := cond()

@@ -33,7 +33,7 @@ func (e *slotEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.requests++
 	e.peak = max(e.peak, e.cur)
 	e.mu.Unlock()
-	time.Sleep(e.delay)
+	time.Sleep(e.delay) // a request's time at the engine: requests overlap
 	e.mu.Lock()
 	e.cur--
 	e.mu.Unlock()
@@ -95,7 +95,8 @@ func TestWorkersShareTheEnginesSlots(t *testing.T) {
 		workerVars["KAFKA_BROKERS"] = strings.Join(api.Brokers(), ",")
 		w1 := start(maps.Clone(workerVars), cli.RoleWorker, []string{"process", "transcribe", "enrich"})
 		w2 := start(maps.Clone(workerVars), cli.RoleWorker, []string{"process", "transcribe", "enrich"})
-		time.Sleep(3 * time.Second) // both workers in the groups, the partitions split between them
+		// Both workers in the groups, the partitions split between them.
+		waitForGroupsShared(t, kadmClient(t, api.Brokers()), 2, "hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich")
 		var ids []string
 		for range 16 {
 			var created struct{ DocID, UploadURL string }
