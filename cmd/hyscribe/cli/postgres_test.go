@@ -191,24 +191,21 @@ func TestSplitProcessesOnPostgres(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for _, id := range ids {
-		for {
+		waitFor(t, id+" transcribed", time.Until(deadline), func() (bool, string) {
 			var got struct {
 				Status   string          `json:"status"`
 				Error    string          `json:"error"`
 				Metadata json.RawMessage `json:"metadata"`
 			}
 			call(t, "GET", "http://"+api.HTTPAddr()+"/api/getTranscription?docId="+id, key, nil, 200, &got)
-			if got.Status == "transcribed" {
-				if !strings.HasSuffix(string(got.Metadata), `,"a":1}`) {
-					t.Fatalf("%s: metadata %s lost its key order", id, got.Metadata)
-				}
-				break
-			}
-			if got.Status == "failed" || time.Now().After(deadline) {
+			switch {
+			case got.Status == "failed":
 				t.Fatalf("%s: %s %s", id, got.Status, got.Error)
+			case got.Status == "transcribed" && !strings.HasSuffix(string(got.Metadata), `,"a":1}`):
+				t.Fatalf("%s: metadata %s lost its key order", id, got.Metadata)
 			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return got.Status == "transcribed", got.Status
+		})
 	}
 	waitFor(t, "a delivery for every job", time.Until(deadline), func() (bool, string) {
 		hook.mu.Lock()

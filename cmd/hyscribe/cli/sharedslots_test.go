@@ -106,17 +106,14 @@ func TestWorkersShareTheEnginesSlots(t *testing.T) {
 		}
 		deadline := time.Now().Add(90 * time.Second)
 		for _, id := range ids {
-			for {
+			waitFor(t, id+" transcribed", time.Until(deadline), func() (bool, string) {
 				var got struct{ Status, Error string }
 				call(t, "GET", "http://"+api.HTTPAddr()+"/api/getTranscription?docId="+id, key, nil, 200, &got)
-				if got.Status == "transcribed" {
-					break
-				}
-				if got.Status == "failed" || time.Now().After(deadline) {
+				if got.Status == "failed" {
 					t.Fatalf("%s: %s %s", id, got.Status, got.Error)
 				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return got.Status == "transcribed", got.Status
+			})
 		}
 		w1.Stop()
 		w2.Stop()
