@@ -42,9 +42,11 @@ export HYSCRIBE_TEST_NPM
 # The oldest Go the client module claims (client/go.mod), fetched from the
 # module proxy by .ci/deps.sh.
 GO_OLDEST ?= $(shell $(GO) env GOMODCACHE)/golang.org/toolchain@v0.0.1-go1.22.12.$(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)/bin/go
-# Where the browser tests save their screenshots (look at them).
-HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
+# The browser tests' screenshots go to a temporary directory removed after each test; to keep
+# them and look at them: make test HYSCRIBE_SCREENSHOTS=$(CURDIR)/.artifacts/screenshots
+ifdef HYSCRIBE_SCREENSHOTS
 export HYSCRIBE_SCREENSHOTS
+endif
 
 .PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down
 

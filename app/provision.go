@@ -172,7 +172,7 @@ func ValidateReceiverURL(raw string) error {
 	return nil
 }
 
-// CreateChecklist saves a checklist definition (DESIGN §4 file format).
+// CreateChecklist saves a checklist definition (the file format of docs/architecture.md, Operating contract).
 type CreateChecklist struct {
 	accounts   ports.AccountStore
 	checklists ports.ChecklistStore

@@ -6,7 +6,7 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// listTranscriptions is GET /api/listTranscriptions (DESIGN §2,
+// listTranscriptions is GET /api/listTranscriptions (docs/decisions.md, Integrators' kit, part two;
 // reconciliation): the caller's jobs, newest first, in keyset pages. It
 // counts against its own per-key counter.
 func (s *server) listTranscriptions(c *fiber.Ctx) error {
@@ -29,7 +29,7 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusOK).JSON(page)
 }
 
-// resendEvent is POST /api/resendEvent (DESIGN §2, reconciliation): one
+// resendEvent is POST /api/resendEvent (docs/decisions.md, Integrators' kit, part two): one
 // new attempt of a job's event, with its first webhook-id. It counts
 // against its own per-key counter.
 func (s *server) resendEvent(c *fiber.Ctx) error {

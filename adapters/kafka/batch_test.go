@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
@@ -55,12 +56,12 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	eventually(t, 20*time.Second, "every event stored", func() bool {
+	eventually.True(t, 20*time.Second, "every event stored", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == len(events)
 	})
-	eventually(t, 10*time.Second, "offsets committed", func() bool {
+	eventually.True(t, 10*time.Second, "offsets committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-batch-test", topic)) == int64(len(events))
 	})
 	cancel()
@@ -114,7 +115,7 @@ func TestBatchConsumerSkipsOnlyAPoisonEvent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	eventually(t, 20*time.Second, "offsets committed past the poison event", func() bool {
+	eventually.True(t, 20*time.Second, "offsets committed past the poison event", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-poison", topic)) == int64(len(events))
 	})
 	cancel()

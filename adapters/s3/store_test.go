@@ -181,6 +181,8 @@ func TestTamperedOrExpiredAddressIsRefusedByTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Time is the premise: MinIO checks expiry against its own clock, which
+	// no fake can move, and signed expiries are whole seconds.
 	time.Sleep(2100 * time.Millisecond)
 	if code, body := put(t, short, []byte("audio")); code != http.StatusForbidden || !strings.Contains(body, "expired") {
 		t.Errorf("expired address: PUT = %d %s, want 403 (expired)", code, body)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -100,18 +101,12 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 
 	today := time.Now().UTC().Format(time.DateOnly)
 	tomorrow := time.Now().UTC().Add(24 * time.Hour).Format(time.DateOnly)
-	deadline := time.Now().Add(30 * time.Second)
 	var rep map[string]any
-	for {
+	waitFor(t, "the two analyses in the report", 30*time.Second, func() (bool, string) {
 		rep = runCLI(t, getenv, "report", "checklist", "--account", accountID, "--checklist", checklistID, "--from", today, "--to", tomorrow, "--json")
-		if days, _ := rep["days"].([]any); len(days) == 1 && days[0].(map[string]any)["analyses"] == float64(2) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the two analyses did not reach the report: %v", rep)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		days, _ := rep["days"].([]any)
+		return len(days) == 1 && days[0].(map[string]any)["analyses"] == float64(2), fmt.Sprint(rep)
+	})
 	qs := rep["questions"].([]any)
 	if len(qs) != 2 || qs[1].(map[string]any)["questionId"] != "none" || qs[1].(map[string]any)["passRate"] != float64(0) ||
 		qs[1].(map[string]any)["answers"] != float64(2) {

@@ -25,7 +25,7 @@ import (
 // ("A specified destination ARN does not exist").
 const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 
-// Config is everything the environment can set (DESIGN §4), declared once:
+// Config is everything the environment can set (docs/architecture.md, Operating contract), declared once:
 // each field's tags are its variable, its default, its help line (printed
 // by `hyscribe serve|api|worker --help`) and its check, and LoadConfig,
 // --help, the deploy tests and the docs all read this one list.

@@ -427,7 +427,7 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // DESIGN §4's exact output
+		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // the exact output of docs/architecture.md, Operating contract
 	case "update":
 		c, err := app.NewUpdateChecklist(store, ports.SystemClock{}).Handle(ctx, acct, *id, def)
 		if err != nil {
