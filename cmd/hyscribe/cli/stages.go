@@ -146,6 +146,7 @@ func (s *Service) stageConsumer(stage app.Stage, run *stageRun, env stageEnv, fa
 		return kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
 			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics,
 			Handler: run.batch, Logger: log.With("stage", stage.Name), OnBatch: run.onBatch,
+			ClientOpts: s.kafkaOpts,
 		})
 	}
 	ccfg := kafka.ConsumerConfig{
@@ -156,10 +157,10 @@ func (s *Service) stageConsumer(stage app.Stage, run *stageRun, env stageEnv, fa
 		// A worker that dies without leaving its group holds its
 		// partitions until the session times out; then the others
 		// take them over.
-		ClientOpts: []kgo.Opt{
+		ClientOpts: append([]kgo.Opt{
 			kgo.SessionTimeout(cfg.KafkaSessionTimeout),
 			kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
-		},
+		}, s.kafkaOpts...),
 	}
 	switch stage.GiveUp {
 	case app.GiveUpFailJob:

@@ -98,6 +98,8 @@ func TestProductionShapedStartRefusesWhatWouldFailSilently(t *testing.T) {
 		{"an unknown log level", with(map[string]string{"HYSCRIBE_LOG_LEVEL": "verbose"}), []string{"api"}, []string{"HYSCRIBE_LOG_LEVEL", "verbose"}},
 		{"a replication factor of -1", with(map[string]string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR": "-1"}), []string{"api"}, []string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR"}},
 		{"a public S3 scheme of maybe", with(map[string]string{"HYSCRIBE_S3_PUBLIC_SECURE": "maybe"}), []string{"api"}, []string{"HYSCRIBE_S3_PUBLIC_SECURE"}},
+		{"a Kafka password in the clear", with(map[string]string{"KAFKA_SASL_MECHANISM": "plain", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "a-real-kafka-password"}), []string{"worker"}, []string{"KAFKA_SASL_MECHANISM=plain", "KAFKA_TLS=true"}},
+		{"a placeholder Kafka password", with(map[string]string{"KAFKA_TLS": "true", "KAFKA_SASL_MECHANISM": "scram-sha-512", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "change-me"}), []string{"api"}, []string{"KAFKA_SASL_PASSWORD", "placeholder"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stderr, took := runWithin(t, 20*time.Second, c.vars, c.args...)
