@@ -30,9 +30,10 @@ const testUploadSecret = "4f9c1d0e8b7a6f5e4d3c2b1a09f8e7d6c5b4a392"
 // process still running after within is killed and fails the test.
 func runWithin(t *testing.T, within time.Duration, vars map[string]string, args ...string) (int, string, time.Duration) {
 	t.Helper()
+	bin := hyscribeBinary(t) // built before the clock starts: a build under load is not a slow refusal
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hyscribeBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
