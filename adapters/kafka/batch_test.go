@@ -32,6 +32,7 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 		seen    = map[string]int{}
 		batches []int
 		fails   atomic.Int32
+		told    atomic.Int32 // OnFailure calls
 	)
 	handler := func(_ context.Context, evs []domain.Event) error {
 		if fails.Add(1) == 1 {
@@ -48,7 +49,7 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	c, err := NewBatchConsumer(BatchConsumerConfig{
 		Brokers: e.Addrs(), Group: "hyscribe-batch-test", Topics: []string{topic}, Handler: handler,
 		MaxBatch: 100, MaxWait: 300 * time.Millisecond, Backoff: 10 * time.Millisecond, Logger: testLogger(t),
-		ClientOpts: testClientOpts,
+		ClientOpts: testClientOpts, OnFailure: func(error) { told.Add(1) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,9 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	}
 	if len(batches) >= len(events) {
 		t.Fatalf("%d batches for %d events: no batching", len(batches), len(events))
+	}
+	if n := told.Load(); n != 1 {
+		t.Errorf("OnFailure told of %d failures, want the 1 (the metric an alert reads)", n)
 	}
 }
 

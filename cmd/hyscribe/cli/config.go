@@ -55,6 +55,17 @@ type Config struct {
 	KafkaPartitions     int           `env:"HYSCRIBE_KAFKA_PARTITIONS" default:"12" check:"min=1" help:"partitions of each topic hyscribe creates (replicas per stage that can work at once)"`
 	KafkaReplication    int           `env:"HYSCRIBE_KAFKA_REPLICATION_FACTOR" default:"0" check:"min=0" help:"replicas of each topic hyscribe creates; 0: 3, or every broker when the cluster has fewer; more than the cluster's brokers is refused"`
 	KafkaSessionTimeout time.Duration `env:"HYSCRIBE_KAFKA_SESSION_TIMEOUT" default:"45s" check:"min=1ms" help:"consumer group session timeout"`
+
+	// How every Kafka client (producer, consumers, topic admin, lag
+	// monitor) reaches KAFKA_BROKERS: TLS, SASL, or both (SASL_SSL).
+	KafkaTLS          bool   `env:"KAFKA_TLS" default:"false" help:"TLS to KAFKA_BROKERS, verified by KAFKA_TLS_CA_FILE or the system's roots"`
+	KafkaTLSCAFile    string `env:"KAFKA_TLS_CA_FILE" help:"PEM file of the CA(s) that signed the brokers' certificates; empty: the system's roots"`
+	KafkaTLSCertFile  string `env:"KAFKA_TLS_CERT_FILE" help:"PEM client certificate for brokers that require one (mutual TLS); with KAFKA_TLS_KEY_FILE"`
+	KafkaTLSKeyFile   string `env:"KAFKA_TLS_KEY_FILE" help:"PEM private key of KAFKA_TLS_CERT_FILE"`
+	KafkaSASLMech     string `env:"KAFKA_SASL_MECHANISM" help:"SASL to KAFKA_BROKERS: plain, scram-sha-256 or scram-sha-512 (plain only with KAFKA_TLS); empty: none"`
+	KafkaSASLUser     string `env:"KAFKA_SASL_USERNAME" help:"SASL user name"`
+	KafkaSASLPassword string `env:"KAFKA_SASL_PASSWORD" help:"SASL password (keep it in the Secret; never logged)"`
+
 	OutboxLease         time.Duration `env:"HYSCRIBE_OUTBOX_LEASE" default:"30s" check:"min=1ms" help:"wait before another relay takes outbox records a dead relay claimed"`
 	ClickHouseDSN       string        `env:"CLICKHOUSE_DSN" help:"ClickHouse for analytics; empty: analytics off"`
 	ASRURL              string        `env:"HYSCRIBE_ASR_URL" check:"url" help:"OpenAI-compatible speech engine, its /v1 base; empty: every job fails"`
@@ -325,6 +336,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("HYSCRIBE_ASR_PROFILE must be one of %s, not %q", strings.Join(asr.Profiles, ", "), c.ASRProfile)
 	}
 	if err := c.checkMail(); err != nil {
+		return err
+	}
+	if err := c.checkKafkaSecurity(); err != nil {
 		return err
 	}
 	if c.S3() {

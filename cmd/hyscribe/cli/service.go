@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/adapters/blob"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
@@ -86,6 +87,7 @@ type Service struct {
 	publicURL string
 	letters   *app.Letters // e-mail (HYSCRIBE_SMTP_URL); without a mailer it sends nothing
 	brokers   []string
+	kafkaOpts []kgo.Opt // TLS and SASL (KAFKA_TLS*, KAFKA_SASL_*) of every Kafka client
 
 	store    storeCloser
 	pg       *postgres.Store // the store when it is Postgres; nil on SQLite
@@ -174,10 +176,13 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if cfg.S3() {
 		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log}); err != nil {
-		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w", s.brokers, err)
+	if s.kafkaOpts, err = cfg.kafkaClientOpts(); err != nil {
+		return nil, err
 	}
-	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log, ClientOpts: s.kafkaOpts}); err != nil {
+		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w%s", s.brokers, err, cfg.kafkaSecurityHint())
+	}
+	if s.pub, err = kafka.NewPublisher(s.brokers, s.kafkaOpts...); err != nil {
 		return nil, err
 	}
 

@@ -30,9 +30,10 @@ const testUploadSecret = "4f9c1d0e8b7a6f5e4d3c2b1a09f8e7d6c5b4a392"
 // process still running after within is killed and fails the test.
 func runWithin(t *testing.T, within time.Duration, vars map[string]string, args ...string) (int, string, time.Duration) {
 	t.Helper()
+	bin := hyscribeBinary(t) // built before the clock starts: a build under load is not a slow refusal
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hyscribeBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -98,6 +99,8 @@ func TestProductionShapedStartRefusesWhatWouldFailSilently(t *testing.T) {
 		{"an unknown log level", with(map[string]string{"HYSCRIBE_LOG_LEVEL": "verbose"}), []string{"api"}, []string{"HYSCRIBE_LOG_LEVEL", "verbose"}},
 		{"a replication factor of -1", with(map[string]string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR": "-1"}), []string{"api"}, []string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR"}},
 		{"a public S3 scheme of maybe", with(map[string]string{"HYSCRIBE_S3_PUBLIC_SECURE": "maybe"}), []string{"api"}, []string{"HYSCRIBE_S3_PUBLIC_SECURE"}},
+		{"a Kafka password in the clear", with(map[string]string{"KAFKA_SASL_MECHANISM": "plain", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "a-real-kafka-password"}), []string{"worker"}, []string{"KAFKA_SASL_MECHANISM=plain", "KAFKA_TLS=true"}},
+		{"a placeholder Kafka password", with(map[string]string{"KAFKA_TLS": "true", "KAFKA_SASL_MECHANISM": "scram-sha-512", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "change-me"}), []string{"api"}, []string{"KAFKA_SASL_PASSWORD", "placeholder"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stderr, took := runWithin(t, 20*time.Second, c.vars, c.args...)
