@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/kafka/kafkatest"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 // Every kind of client hyscribe makes — topic admin, producer, consumer
@@ -52,7 +53,7 @@ func TestSecurityReachesATLSAndSASLCluster(t *testing.T) {
 					return nil
 				},
 			})
-			eventually(t, 20*time.Second, "both events consumed", func() bool {
+			eventually.True(t, 20*time.Second, "both events consumed", func() bool {
 				mu.Lock()
 				defer mu.Unlock()
 				return len(got) == 2
