@@ -50,6 +50,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"serve", "-h"}, "hyscribe serve "},
 		{[]string{"api", "-h"}, "hyscribe api "},
 		{[]string{"worker", "--help"}, "hyscribe worker --stages"},
+		{[]string{"kafka", "--help"}, "joins no consumer group"},
+		{[]string{"help"}, "hyscribe kafka "},
 		{[]string{"migrate", "--help"}, "hyscribe migrate"},
 		{[]string{"account", "--help"}, "hyscribe account update"},
 		{[]string{"account", "create", "-h"}, "hyscribe account create --name"},
