@@ -58,6 +58,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"checklist", "show", "--help"}, "hyscribe checklist show"},
 		{[]string{"user", "invite", "-h"}, "hyscribe user invite"},
 		{[]string{"report", "checklist", "--help"}, "hyscribe report checklist"},
+		{[]string{"report", "checklist", "-h"}, "--to is exclusive: the days from --from up to but not including --to"},
 		{[]string{"job", "show", "--help"}, "hyscribe job show --doc"},
 		{[]string{"version", "--help"}, "hyscribe version"},
 	} {
