@@ -50,10 +50,13 @@ type Server struct {
 func (s *Server) Logs() string { return s.logs.String() }
 
 // Start runs a MinIO whose bucket notifications go to topic (default
-// domain.TopicStorageEvents) on brokers. It skips the test under -short or
-// when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if the server does
-// not become ready.
-func Start(t testing.TB, brokers []string, topic string) *Server {
+// domain.TopicStorageEvents) on brokers, through the Kafka target TargetID
+// and, when given, further Kafka targets of the IDs more (ARN
+// "arn:minio:sqs::<ID>:kafka", same brokers and topic). It skips the test
+// under -short or when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if
+// the server does not become ready. Ready does not mean the targets are
+// registered yet: s3.Store.EnableUploadNotifications waits for them.
+func Start(t testing.TB, brokers []string, topic string, more ...string) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("MinIO tests skipped under -short")
@@ -86,6 +89,14 @@ func Start(t testing.TB, brokers []string, topic string) *Server {
 		"MINIO_NOTIFY_KAFKA_QUEUE_DIR_HYSCRIBE="+filepath.Join(dir, "notify-queue"),
 		"HOME="+dir, // MinIO keeps nothing of ours elsewhere
 	)
+	for _, id := range more {
+		cmd.Env = append(cmd.Env,
+			"MINIO_NOTIFY_KAFKA_ENABLE_"+id+"=on",
+			"MINIO_NOTIFY_KAFKA_BROKERS_"+id+"="+strings.Join(brokers, ","),
+			"MINIO_NOTIFY_KAFKA_TOPIC_"+id+"="+topic,
+			"MINIO_NOTIFY_KAFKA_QUEUE_DIR_"+id+"="+filepath.Join(dir, "notify-queue-"+id),
+		)
+	}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
