@@ -275,7 +275,7 @@ func TestUploadNotificationsWaitForTheTarget(t *testing.T) {
 	with := s3test.Start(t, k.Addrs(), "", "LATE")
 	const lateARN = "arn:minio:sqs::LATE:kafka"
 	p := newSwitchProxy(t, without.Endpoint)
-	var logs lockedBuffer
+	var logs s3test.Buffer
 	open := func(endpoint string, wait time.Duration) *s3.Store {
 		st, err := s3.New(s3.Config{Endpoint: endpoint, Bucket: "uploads", AccessKey: with.AccessKey, SecretKey: with.SecretKey,
 			TargetWait: wait, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -301,10 +301,11 @@ func TestUploadNotificationsWaitForTheTarget(t *testing.T) {
 		t.Fatalf("with a 1s bound: %v", err)
 	}
 
-	logs.Reset()
+	retries := func() int { return strings.Count(logs.String(), "has not registered the notification target yet") }
+	before := retries()
 	done := make(chan error, 1)
 	go func() { done <- open(p.addr, 0).EnableUploadNotifications(ctx, lateARN) }()
-	for strings.Count(logs.String(), "has not registered the notification target yet") < 2 {
+	for retries() < before+2 {
 		select {
 		case err := <-done:
 			t.Fatalf("returned %v while the target was missing", err)
@@ -378,28 +379,4 @@ func (p *switchProxy) switchTo(to string) {
 		c.Close()
 	}
 	p.conns = nil
-}
-
-// lockedBuffer is a log destination the test reads while the store writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) Reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.Reset()
 }

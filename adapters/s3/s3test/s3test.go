@@ -43,7 +43,7 @@ type Server struct {
 	SecretKey string
 	ARN       string // of the Kafka notification target
 	Topic     string // where notifications go
-	logs      *syncBuffer
+	logs      *Buffer
 }
 
 // Logs returns what the server wrote so far.
@@ -71,7 +71,7 @@ func Start(t testing.TB, brokers []string, topic string, more ...string) *Server
 	if topic == "" {
 		topic = domain.TopicStorageEvents
 	}
-	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &syncBuffer{}}
+	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &Buffer{}}
 	s.Endpoint = "127.0.0.1:" + freePort(t)
 	console := "127.0.0.1:" + freePort(t)
 	dir := t.TempDir()
@@ -145,18 +145,20 @@ func freePort(t testing.TB) string {
 	return port
 }
 
-type syncBuffer struct {
+// Buffer is a log destination that concurrent writers and a reading test
+// may share: the server's output, a store's logger.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()

@@ -27,6 +27,18 @@ import (
 // CLICKHOUSE_TEST_DSN and returns a DSN naming it; dropped at the end.
 func clickhouseDB(t *testing.T) string {
 	t.Helper()
+	conn, db, dsn := clickhouseServer(t)
+	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
+		t.Fatalf("ClickHouse at %s: %v", dsn, err)
+	}
+	return dsn
+}
+
+// clickhouseServer connects to the server of CLICKHOUSE_TEST_DSN and
+// returns the connection, a database name of the test's own (not created;
+// dropped at the end if it was) and a DSN naming it.
+func clickhouseServer(t *testing.T) (ch.Conn, string, string) {
+	t.Helper()
 	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
 	if testing.Short() || dsn == "" {
 		t.Skip("needs ClickHouse (CLICKHOUSE_TEST_DSN, set by make test)")
@@ -42,16 +54,13 @@ func clickhouseDB(t *testing.T) string {
 	var b [6]byte
 	rand.Read(b[:])
 	db := "hyscribe_cli_" + hex.EncodeToString(b[:])
-	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
-		t.Fatalf("ClickHouse at %s: %v", dsn, err)
-	}
 	t.Cleanup(func() {
 		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db)
 		conn.Close()
 	})
 	u, _ := url.Parse(dsn)
 	u.Path = "/" + db
-	return u.String()
+	return conn, db, u.String()
 }
 
 // TestChecklistAnalysisReachesClickHouseAndTheReport runs the whole
@@ -140,27 +149,11 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 // the database and its tables and the job's status events, kept in Kafka
 // meanwhile, arrive.
 func TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse(t *testing.T) {
-	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
-	if testing.Short() || dsn == "" {
-		t.Skip("needs ClickHouse (CLICKHOUSE_TEST_DSN, set by make test)")
-	}
+	admin, db, dsn := clickhouseServer(t)
 	server, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := ch.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := ch.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	var b [6]byte
-	rand.Read(b[:])
-	db := "hyscribe_new_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
 
 	// The proxy drops connections until up is set, then forwards them to
 	// the real server.
@@ -193,7 +186,7 @@ func TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse(t *testing.T) {
 		}
 	}()
 	proxied := *server
-	proxied.Host, proxied.Path = ln.Addr().String(), "/"+db
+	proxied.Host = ln.Addr().String()
 
 	engine := asrtest.NewEngine(t)
 	dir := t.TempDir()
