@@ -169,9 +169,10 @@ func TestSplitAPIAndWorkerOnPostgres(t *testing.T) {
 	}
 	defer kc.Close()
 	adm := kadm.NewClient(kc)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx := context.Background() // each wait below has its own bound
+	mctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	meta, err := adm.BrokerMetadata(ctx)
+	meta, err := adm.BrokerMetadata(mctx)
 	if err != nil || len(meta.Brokers) != 1 || fmt.Sprintf("%s:%d", meta.Brokers[0].Host, meta.Brokers[0].Port) != brokerAddr {
 		t.Fatalf("hyscribe kafka's metadata: %+v, %v", meta.Brokers, err)
 	}
@@ -211,7 +212,9 @@ func TestSplitAPIAndWorkerOnPostgres(t *testing.T) {
 	// The pipeline's groups have members, and all of them leave with the
 	// worker and the API: none belongs to the broker process.
 	members := func() (int, int, string) {
-		groups, err := adm.DescribeGroups(ctx)
+		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		groups, err := adm.DescribeGroups(gctx)
 		if err != nil {
 			return 0, 0, err.Error()
 		}
