@@ -113,15 +113,16 @@ type Config struct {
 	SMTPURL       string  `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
-	S3Endpoint       string `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
-	S3Bucket         string `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
-	S3AccessKey      string `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
-	S3SecretKey      string `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
-	S3Region         string `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
-	S3Secure         bool   `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
-	S3PublicEndpoint string `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
-	S3PublicSecure   string `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
-	S3NotifyARN      string `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
+	S3Endpoint       string        `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
+	S3Bucket         string        `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
+	S3AccessKey      string        `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
+	S3SecretKey      string        `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
+	S3Region         string        `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
+	S3Secure         bool          `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
+	S3PublicEndpoint string        `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
+	S3PublicSecure   string        `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
+	S3NotifyARN      string        `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
+	S3NotifyWait     time.Duration `env:"HYSCRIBE_S3_NOTIFY_WAIT" default:"60s" check:"min=1ms" help:"how long the start waits for the store to register HYSCRIBE_S3_NOTIFY_ARN (MinIO does so after it says it is ready) before it fails"`
 }
 
 // S3() reports whether uploads go to an S3-compatible store.

@@ -139,6 +139,21 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: redact.ReplaceAttr}))
 }
 
+// startEmbeddedKafka starts the embedded broker of cfg: the one `serve`
+// runs when KAFKA_BROKERS is unset, and all that `hyscribe kafka` runs. Its
+// log is kept in HYSCRIBE_DATA_DIR/kafka.
+func startEmbeddedKafka(cfg Config, log *slog.Logger) (*kafka.Embedded, error) {
+	e, err := kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
+	}
+	log.Info("embedded kafka listening", "addrs", e.Addrs(), "dir", filepath.Join(cfg.DataDir, "kafka"))
+	return e, nil
+}
+
 // Start wires and starts the parts of hyscribe named by roles and stages.
 // It returns once the service is ready; Stop shuts it down.
 func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io.Writer) (svc *Service, err error) {
@@ -162,15 +177,10 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	// Kafka: real brokers, or an embedded cluster outside consumers can read.
 	s.brokers = cfg.KafkaBrokers
 	if len(s.brokers) == 0 {
-		s.embedded, err = kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
+		if s.embedded, err = startEmbeddedKafka(cfg, log); err != nil {
+			return nil, err
 		}
 		s.brokers = s.embedded.Addrs()
-		log.Info("embedded kafka listening", "addrs", s.brokers)
 	}
 	topics := domain.Topics
 	if cfg.S3() {

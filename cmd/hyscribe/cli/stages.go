@@ -253,19 +253,20 @@ func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
 
 // analyticsStage is the ClickHouse sink of the stage's events, when
 // CLICKHOUSE_DSN is set; without it analytics is off (results stay in the
-// store) and the stage is skipped.
+// store) and the stage is skipped. The DSN's database is created when
+// missing. A ClickHouse that cannot be reached or opened does not stop the
+// worker: the stage's batches fail and are retried, logged each time, and
+// the events wait in Kafka until ClickHouse takes them.
 func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
 	if s.cfg.ClickHouseDSN == "" {
 		env.log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
 		return nil, nil
 	}
-	sink, err := clickhouse.Open(env.ctx, s.cfg.ClickHouseDSN)
-	if err != nil {
-		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	if err := sink.Migrate(env.ctx); err != nil {
-		sink.Close()
-		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	sink := clickhouse.NewSink(s.cfg.ClickHouseDSN)
+	ctx, cancel := context.WithTimeout(env.ctx, 30*time.Second)
+	defer cancel()
+	if err := sink.Open(ctx); err != nil {
+		env.log.Warn("analytics waits for ClickHouse (CLICKHOUSE_DSN): its events stay in Kafka until it can write them; the other stages run", "err", err)
 	}
 	rows := env.reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
 	failures := env.reg.Counter("hyscribe_analytics_write_failures_total", "Failed writes of a batch of events to ClickHouse (each is retried; the events wait in Kafka).")
