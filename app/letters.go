@@ -97,7 +97,9 @@ func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...strin
 	}
 	lang = letterLang(lang)
 	t := letterTexts[lang][kind]
-	fill := strings.NewReplacer("{org}", args[0], "{link}", args[1], "{left}", args[2])
+	// A name stored before names were checked (domain.OrgName) is still
+	// put on one line: it must not write lines of its own into the letter.
+	fill := strings.NewReplacer("{org}", domain.OneLine(args[0]), "{link}", args[1], "{left}", args[2])
 	m := ports.Mail{To: to, Subject: fill.Replace(t[0]), Text: fill.Replace(t[1]), Lang: lang}
 	if err := l.mailer.Send(ctx, m); err != nil {
 		l.log.Warn("e-mail not sent", "kind", kind, "err", err)

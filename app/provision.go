@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"strings"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -32,9 +31,9 @@ func NewCreateAccount(accounts ports.AccountStore, clock ports.Clock) *CreateAcc
 // Handle runs the use case (CreateAccount); the key is returned in full
 // this once only.
 func (uc *CreateAccount) Handle(ctx context.Context, name string, plan domain.Plan, seconds float64) (domain.Account, string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return domain.Account{}, "", domain.Invalid("invalid_name", "account name is required")
+	name, err := domain.OrgName(name)
+	if err != nil {
+		return domain.Account{}, "", err
 	}
 	if !plan.Valid() {
 		return domain.Account{}, "", domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", plan)
@@ -122,6 +121,13 @@ func updateAccount(ctx context.Context, accounts ports.AccountStore, id domain.A
 				return domain.Account{}, err
 			}
 		}
+	}
+	if c.Name != nil {
+		name, err := domain.OrgName(*c.Name)
+		if err != nil {
+			return domain.Account{}, err
+		}
+		c.Name = &name
 	}
 	if c.Plan != nil && !c.Plan.Valid() {
 		return domain.Account{}, domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", *c.Plan)

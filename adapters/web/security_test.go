@@ -216,3 +216,19 @@ func TestFormsRefuseBytesThatAreNotText(t *testing.T) {
 		}
 	}
 }
+
+// TestSignUpRefusesAMultiLineOrganisationName: a name that would write
+// its own lines into our letters is refused on the sign-up page, and no
+// account is made.
+func TestSignUpRefusesAMultiLineOrganisationName(t *testing.T) {
+	s := newSite(t, web.Config{SignUp: true})
+	anon := map[string]string{"hyscribe_csrf": strings.Repeat("s", 40)}
+	r := s.do("POST", "/app/signup", url.Values{"_csrf": {anon["hyscribe_csrf"]}, "org": {"Acme\r\nSECURITY NOTICE: unlock at http://phish.example/unlock"},
+		"email": {"phish@example.am"}, "password": {"a long enough password"}}, anon)
+	if r.code != 400 || !strings.Contains(r.body, "մեկ տող") || strings.Contains(r.header.Get("Set-Cookie"), "hyscribe_session=") {
+		t.Fatalf("multi-line name: %d %v, want 400 and no session", r.code, r.header)
+	}
+	if ok := signUpForm(s, "phish@example.am"); ok.code != 303 || !strings.Contains(ok.header.Get("Set-Cookie"), "hyscribe_session=") {
+		t.Fatalf("the address was taken by the refused sign-up: %d", ok.code)
+	}
+}
