@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
@@ -49,6 +50,11 @@ type Config struct {
 	UploadMinRate    int64
 	UploadRateWindow time.Duration
 	UploadsPerClient int
+
+	// TrustedProxies are the proxies (HYSCRIBE_TRUSTED_PROXIES) whose
+	// X-Forwarded-For names the client every per-address limit counts, on
+	// this server and the web application under it; none: the peer.
+	TrustedProxies forwarded.Proxies
 
 	// PublicURL is the service's address (HYSCRIBE_PUBLIC_URL), named as
 	// the server of the OpenAPI document served; "" keeps the document's
@@ -259,7 +265,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 			return nil
 		},
 	})
-	a.Use(s.observe)
+	a.Use(forwarded.Middleware(cfg.TrustedProxies), s.observe)
 	for _, r := range s.table {
 		a.Add(r.method, r.path, s.label(r.path), r.handler).Name(r.name)
 		// Registered after the operation, so it only catches other methods,
