@@ -163,6 +163,15 @@ func ParseListRequest(status, since, until, limit, cursor string) (ListRequest, 
 	return r, nil
 }
 
+// MaxListedMetadataBytes is the largest metadata a listed job carries.
+// A page of MaxListLimit jobs then holds at most ~400 KiB of metadata,
+// instead of 100 × 256 KiB built in memory per request (16 such pages at
+// once took the API past its 512 MiB). 4 KiB holds what integrations put
+// there to match a job — CRM, call and order ids, a phone number, an
+// agent — many times over; a job with more is listed with metadata {}
+// and metadataOmitted true, and getTranscription returns all of it.
+const MaxListedMetadataBytes = 4096
+
 // JobSummary is one item of GET /api/listTranscriptions: the job's
 // always-present fields (as in PollView), its title once transcribed and
 // its error once failed. The transcript itself is fetched with
@@ -175,17 +184,24 @@ type JobSummary struct {
 	Type      *JobType        `json:"type"`
 	Duration  *float64        `json:"duration"`
 	Metadata  json.RawMessage `json:"metadata"`
-	Title     *string         `json:"title,omitempty"`
-	Error     *string         `json:"error,omitempty"`
+	// MetadataOmitted says the job's metadata is over
+	// MaxListedMetadataBytes and was left out ({}) of the list.
+	MetadataOmitted bool    `json:"metadataOmitted,omitempty"`
+	Title           *string `json:"title,omitempty"`
+	Error           *string `json:"error,omitempty"`
 }
 
-// NewJobSummary is the list item of a job with these fields.
-func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, duration *float64, metadata json.RawMessage, title, errText string) JobSummary {
+// NewJobSummary is the list item of a job with these fields; omitted
+// says the store left out its metadata (over MaxListedMetadataBytes).
+func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, duration *float64, metadata json.RawMessage, omitted bool, title, errText string) JobSummary {
 	c := FormatTime(created)
+	if omitted || len(metadata) > MaxListedMetadataBytes {
+		metadata, omitted = nil, true
+	}
 	if len(metadata) == 0 {
 		metadata = json.RawMessage(`{}`)
 	}
-	s := JobSummary{DocID: id, Status: status, CreatedAt: &c, Type: &typ, Duration: duration, Metadata: metadata}
+	s := JobSummary{DocID: id, Status: status, CreatedAt: &c, Type: &typ, Duration: duration, Metadata: metadata, MetadataOmitted: omitted}
 	switch status {
 	case StatusTranscribed:
 		s.Title = &title

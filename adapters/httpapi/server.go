@@ -51,6 +51,12 @@ type Config struct {
 	UploadRateWindow time.Duration
 	UploadsPerClient int
 
+	// HeavyPerKey bounds the listTranscriptions and exportTranscription
+	// requests one API key has in progress at once in this process
+	// (default 4): each builds an answer of up to a few hundred KiB, and a
+	// key's further ones wait for a 429 instead of multiplying that.
+	HeavyPerKey int
+
 	// TrustedProxies are the proxies (HYSCRIBE_TRUSTED_PROXIES) whose
 	// X-Forwarded-For names the client every per-address limit counts, on
 	// this server and the web application under it; none: the peer.
@@ -87,6 +93,9 @@ func (c Config) withDefaults() Config {
 	def(&c.UploadRateWindow, 30*time.Second)
 	if c.UploadMinRate <= 0 {
 		c.UploadMinRate = 4 << 10
+	}
+	if c.HeavyPerKey <= 0 {
+		c.HeavyPerKey = 4
 	}
 	if c.UploadsPerClient <= 0 {
 		c.UploadsPerClient = 16
@@ -169,9 +178,11 @@ type server struct {
 	log       *slog.Logger
 	requests  *metrics.CounterVec
 	durations *metrics.HistogramVec
-	// refused and uploads are the screening of screen.go.
+	// refused, uploads and heavy are the screening of screen.go: heavy
+	// holds each API key's lists and exports in progress.
 	refused refusals
-	uploads uploadSlots
+	uploads slots
+	heavy   slots
 }
 
 // route is one served operation; Name is its OpenAPI operationId.
