@@ -65,8 +65,26 @@ func NewCreateAPIKey(accounts ports.AccountStore, clock ports.Clock) *CreateAPIK
 	return &CreateAPIKey{accounts: accounts, clock: clock}
 }
 
-// Handle runs the use case (CreateAPIKey) and returns the key in full, once.
+// Handle runs the use case (CreateAPIKey) and returns the key in full,
+// once. An account with domain.MaxActiveAPIKeys active keys gets a
+// ValidationError (too_many_api_keys): every per-key limit (creates,
+// polls, lists, heavy requests in progress) would otherwise multiply with
+// keys made at will.
 func (uc *CreateAPIKey) Handle(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+	keys, err := uc.accounts.ListAPIKeys(ctx, id)
+	if err != nil {
+		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
+	}
+	active := 0
+	for _, k := range keys {
+		if k.Active() {
+			active++
+		}
+	}
+	if active >= domain.MaxActiveAPIKeys {
+		return "", domain.APIKey{}, domain.Invalid("too_many_api_keys",
+			"the account already has %d active API keys, the most it may have; revoke one it no longer uses first", domain.MaxActiveAPIKeys)
+	}
 	return addAPIKey(ctx, uc.accounts, uc.clock, id)
 }
 

@@ -197,6 +197,7 @@ var messages = map[string][2]string{
 	"invalid.weak_password":       {"Գաղտնաբառը պետք է ունենա առնվազն 10 նիշ։", "The password must be at least 10 characters."},
 	"invalid.invalid_password":    {"Գաղտնաբառը չափազանց երկար է (առավելագույնը 256 բայթ)։", "The password is too long (at most 256 bytes)."},
 	"invalid.invalid_name":        {"Նշեք կազմակերպության անվանումը՝ մեկ տող տեքստ, առանց տողադարձի (առավելագույնը 200 նիշ)։", "Enter the organisation's name: one line of text, no line breaks (at most 200 characters)."},
+	"invalid.too_many_api_keys":   {"Հաշիվն արդեն ունի 10 գործող API բանալի՝ առավելագույնը։ Նախ չեղարկեք այն, որն այլևս պետք չէ։", "The account already has 10 active API keys, the most it may have. Revoke one it no longer uses first."},
 	"invalid.invalid_checklist":   {"Ստուգաթերթը սխալ է․ պետք է անվանում և առնվազն մեկ հարց՝ տեքստով, նույնացուցիչները չպետք է կրկնվեն, կշիռը՝ դրական թիվ։", "The checklist is not valid: it needs a name and at least one question with a text; ids must not repeat and weights must be positive numbers."},
 	"invalid.unknown_checklist":   {"Այդպիսի ստուգաթերթ այս հաշվում չկա։", "There is no such checklist in this account."},
 	"invalid.archived_checklist":  {"Ստուգաթերթը արխիվացված է և չի խմբագրվում։", "This checklist is archived and cannot be edited."},

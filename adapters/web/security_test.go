@@ -232,3 +232,25 @@ func TestSignUpRefusesAMultiLineOrganisationName(t *testing.T) {
 		t.Fatalf("the address was taken by the refused sign-up: %d", ok.code)
 	}
 }
+
+// TestSettingsRefusesTheEleventhAPIKey: the settings page makes keys up
+// to domain.MaxActiveAPIKeys active ones; the next is a 400 that says why.
+func TestSettingsRefusesTheEleventhAPIKey(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, csrf, acct := s.signUp("keys@example.am")
+	made := 0
+	for range domain.MaxActiveAPIKeys + 1 {
+		r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck)
+		if r.code != 303 {
+			if r.code != 400 || !strings.Contains(r.body, "10") || !strings.Contains(r.body, "API") {
+				t.Fatalf("key %d: %d, want 303 or a 400 that says why", made+1, r.code)
+			}
+			break
+		}
+		made++
+	}
+	keys, err := s.store.ListAPIKeys(context.Background(), acct)
+	if err != nil || len(keys) != domain.MaxActiveAPIKeys || made > domain.MaxActiveAPIKeys {
+		t.Fatalf("%d keys made through the page, %d stored (%v); want at most %d", made, len(keys), err, domain.MaxActiveAPIKeys)
+	}
+}
