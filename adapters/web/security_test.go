@@ -254,3 +254,24 @@ func TestSettingsRefusesTheEleventhAPIKey(t *testing.T) {
 		t.Fatalf("%d keys made through the page, %d stored (%v); want at most %d", made, len(keys), err, domain.MaxActiveAPIKeys)
 	}
 }
+
+// TestPagesShowAStoredNameOnOneLine: a name stored before names were
+// checked is shown on one line, without its bidi controls, on the pages
+// that show it.
+func TestPagesShowAStoredNameOnOneLine(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, _, acct := s.signUp("old@example.am")
+	err := s.store.UpdateAccount(context.Background(), acct, func(a *domain.Account) error {
+		a.Name = "Acme\r\nSECURITY NOTICE\u202Egnp.exe"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/app/settings", "/app/team"} {
+		body := s.do("GET", page, nil, ck).body
+		if !strings.Contains(body, "Acme SECURITY NOTICE gnp.exe") || strings.Contains(body, "\u202E") || strings.Contains(body, "Acme\r\n") {
+			t.Errorf("%s does not show the name on one line", page)
+		}
+	}
+}
