@@ -111,6 +111,12 @@ type APIKey struct {
 	RevokedAt  *time.Time
 }
 
+// MaxActiveAPIKeys is how many unrevoked API keys an account may have:
+// one per integration or environment (production, staging, a CRM, a
+// reporting job…) with room to rotate each, while the per-key limits
+// multiplied by it stay within what one account may take.
+const MaxActiveAPIKeys = 10
+
 // Active reports whether the key may authenticate.
 func (k *APIKey) Active() bool { return k.RevokedAt == nil }
 

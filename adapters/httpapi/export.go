@@ -16,6 +16,10 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 	if err := s.commands.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
 		return err
 	}
+	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
+		return tooManyHeavy(c, s.cfg.HeavyPerKey)
+	}
+	defer s.heavy.release(string(p.Key.ID))
 	ex, err := s.queries.ExportJob.Handle(ctx, p, c.Query("docId"), c.Query("format"))
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/redact"
 	"github.com/hyscribe/hyscribe/app"
@@ -166,7 +167,7 @@ func (s *server) uploadAudio(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ip := c.IP()
+	ip := forwarded.ClientIP(c)
 	if !s.uploads.acquire(ip, s.cfg.UploadsPerClient) {
 		bodyOf(c).abandon() // answer now and close, rather than wait for the body
 		return tooManyUploads(c, s.cfg.UploadsPerClient)

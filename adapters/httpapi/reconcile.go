@@ -18,6 +18,10 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	if err := s.commands.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
 		return err
 	}
+	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
+		return tooManyHeavy(c, s.cfg.HeavyPerKey)
+	}
+	defer s.heavy.release(string(p.Key.ID))
 	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), c.Query("cursor"))
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
 	// machine without /usr/share/zoneinfo (a scratch container).
 	_ "time/tzdata"
@@ -39,7 +40,7 @@ const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 // absolute http(s) URL, its trailing / dropped —, hostport, loglevel,
 // timezone) and unit:"s" (a Duration written as whole seconds). Field
 // types: string, bool, int, int64, float64, time.Duration, []string
-// (comma-separated). A value that does not parse or fails its check stops
+// (comma-separated), checked cidrs: CIDRs or addresses. A value that does not parse or fails its check stops
 // the start with a message naming the variable. Rules between variables
 // are in validate below.
 type Config struct {
@@ -101,6 +102,7 @@ type Config struct {
 	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" default:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
 	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" default:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
 	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" default:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
+	TrustedProxies      []string      `env:"HYSCRIBE_TRUSTED_PROXIES" check:"cidrs" help:"comma-separated CIDRs of the proxies in front (the ingress) whose X-Forwarded-For names the client that per-address limits count; empty: none, the peer is the client"`
 	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" default:"info" check:"loglevel" help:"debug, info, warn or error"`
 
 	// The web application (/app).
@@ -319,6 +321,11 @@ func checkField(fv reflect.Value, checks string) error {
 			s := fv.String()
 			if err := lvl.UnmarshalText([]byte(s)); err != nil || strings.ContainsAny(s, "+-") {
 				return fmt.Errorf("must be debug, info, warn or error, not %q", s)
+			}
+		case "cidrs":
+			list, _ := fv.Interface().([]string)
+			if _, err := forwarded.Parse(list); err != nil {
+				return fmt.Errorf("must be comma-separated CIDRs such as 10.0.0.0/8: %w", err)
 			}
 		case "timezone":
 			if _, err := time.LoadLocation(fv.String()); err != nil || fv.String() == "" {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/blob"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	httpapi "github.com/hyscribe/hyscribe/adapters/httpapi"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
@@ -264,7 +265,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err != nil {
 			return nil, err
 		}
-		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != ""}, httpapi.Deps{
+		proxies, err := forwarded.Parse(cfg.TrustedProxies)
+		if err != nil {
+			return nil, fmt.Errorf("HYSCRIBE_TRUSTED_PROXIES: %w", err)
+		}
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != "", TrustedProxies: proxies}, httpapi.Deps{
 			App:       uc,
 			Ready:     s.isReady,
 			Readiness: s.readiness,
