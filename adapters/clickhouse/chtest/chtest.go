@@ -199,7 +199,7 @@ func tail(b []byte) []byte {
 // server's directory (for its logs), its ports (native, HTTP,
 // interserver), then the directory again (for its data and users).
 const configXML = `<?xml version="1.0"?>
-<clickhouse>
+<yandex>
   <logger>
     <level>warning</level>
     <log>%s/log/server.log</log>
@@ -224,11 +224,11 @@ const configXML = `<?xml version="1.0"?>
   <default_database>default</default_database>
   <timezone>UTC</timezone>
   <mlock_executable>false</mlock_executable>
-</clickhouse>
+</yandex>
 `
 
 const usersXML = `<?xml version="1.0"?>
-<clickhouse>
+<yandex>
   <profiles>
     <default>
       <max_memory_usage>4000000000</max_memory_usage>
@@ -247,5 +247,5 @@ const usersXML = `<?xml version="1.0"?>
       <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
     </default>
   </quotas>
-</clickhouse>
+</yandex>
 `
