@@ -34,6 +34,7 @@ func Missing(t testing.TB, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if CI() {
 		t.Fatalf("missing prerequisite (CI is set, so this fails rather than skips): %s", msg)
+		return
 	}
 	t.Skipf("missing prerequisite (skipped outside CI, fails under CI=true): %s", msg)
 }
