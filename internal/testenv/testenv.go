@@ -147,3 +147,47 @@ func NPMModules(t testing.TB, pkg string) string {
 	}
 	return modules
 }
+
+// Server is a server the tests of one process share: the one the variable
+// Env names (one that does not answer then fails the test where it is
+// used), else Local when it answers (what .ci/deps.sh starts), else one
+// Start starts for the process, stopped by Main.
+type Server struct {
+	Env, Local string
+	Answers    func(url string) error
+	// Start starts a server and returns its URL and how to stop it; it
+	// may stop t through Missing when what it runs is not installed.
+	Start func(t testing.TB) (url string, stop func(), err error)
+
+	mu  sync.Mutex
+	url string
+	err error
+}
+
+// URL returns the server's URL, starting it on first use if need be.
+func (s *Server) URL(t testing.TB) string {
+	t.Helper()
+	if u := os.Getenv(s.Env); u != "" {
+		return u
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.url != "" {
+		return s.url
+	}
+	if s.err != nil {
+		t.Fatal(s.err) // it would not start for an earlier test
+	}
+	if s.Answers(s.Local) == nil {
+		s.url = s.Local
+		return s.url
+	}
+	u, stop, err := s.Start(t)
+	if err != nil {
+		s.err = fmt.Errorf("testenv: %s unset, nothing answers at %s, and a server of the tests' own: %w", s.Env, s.Local, err)
+		t.Fatal(s.err)
+	}
+	AtExit(t, stop)
+	s.url = u
+	return u
+}

@@ -1,7 +1,9 @@
 package testenv_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -33,5 +35,43 @@ func TestMissingFailsUnderCIAndSkipsElsewhere(t *testing.T) {
 		if want := "no widget (apt-get install it)"; !strings.Contains(got, want) {
 			t.Errorf("CI=%q: message %q does not say %q", ci, got, want)
 		}
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// A server is the variable's when it is set, the local one when that
+// answers, else one started once for the whole process.
+func TestServerIsTheVariablesTheLocalOrOneStartedOnce(t *testing.T) {
+	starts := 0
+	newServer := func(localAnswers bool) *testenv.Server {
+		return &testenv.Server{
+			Env:   "HYSCRIBE_TESTENV_SERVER",
+			Local: "local://",
+			Answers: func(u string) error {
+				if u == "local://" && localAnswers {
+					return nil
+				}
+				return errors.New("refused")
+			},
+			Start: func(testing.TB) (string, func(), error) { starts++; return "own://", func() {}, nil },
+		}
+	}
+	t.Setenv("HYSCRIBE_TESTENV_SERVER", "given://")
+	if got := newServer(false).URL(t); got != "given://" || starts != 0 {
+		t.Fatalf("with the variable set: %q, %d starts", got, starts)
+	}
+	t.Setenv("HYSCRIBE_TESTENV_SERVER", "")
+	if got := newServer(true).URL(t); got != "local://" || starts != 0 {
+		t.Fatalf("with the local server answering: %q, %d starts", got, starts)
+	}
+	s := newServer(false)
+	for range 3 {
+		if got := s.URL(t); got != "own://" {
+			t.Fatalf("with nothing answering: %q", got)
+		}
+	}
+	if starts != 1 {
+		t.Fatalf("%d starts for three tests, want one", starts)
 	}
 }

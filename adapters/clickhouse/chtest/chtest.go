@@ -2,7 +2,7 @@
 // server is the one CLICKHOUSE_TEST_DSN names (the Makefile sets it), else
 // the one .ci/clickhouse.sh starts (native port 19000), else one this
 // package starts for the test process from Debian's clickhouse-server with
-// a temporary configuration: a test that needs ClickHouse never skips for
+// that script's configuration in a temporary directory: a test that needs ClickHouse never skips for
 // want of a running server where ClickHouse is installed (and fails under
 // CI where it is not). Test code only.
 package chtest
@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,41 +72,23 @@ func Name(t testing.TB, prefix string) (admin ch.Conn, name, dsn string) {
 	return conn, name, u.String()
 }
 
-var shared struct {
-	mu  sync.Mutex
-	dsn string
-	err error
-}
-
 // Server returns the DSN of the server the tests use (see the package
 // comment), starting one for the test process if need be; the package
 // then needs TestMain through testenv.Main.
 func Server(t testing.TB) string {
 	t.Helper()
-	if dsn := os.Getenv(EnvDSN); dsn != "" {
-		return dsn // one that does not answer fails the test where it is used
-	}
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.dsn != "" {
-		return shared.dsn
-	}
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	if answers(LocalDSN) == nil {
-		shared.dsn = LocalDSN
-		return shared.dsn
-	}
-	bin := testenv.LookPath(t, "clickhouse-server", "apt-get install clickhouse-server (.ci/deps.sh does), or set "+EnvDSN)
-	s, err := start(t, bin)
-	if err != nil {
-		shared.err = fmt.Errorf("chtest: %s unset, nothing answers at %s, and a server of our own: %w", EnvDSN, LocalDSN, err)
-		t.Fatal(shared.err)
-	}
-	testenv.AtExit(t, s.stop)
-	shared.dsn = s.dsn
-	return s.dsn
+	return server.URL(t)
+}
+
+var server = &testenv.Server{
+	Env:     EnvDSN,
+	Local:   LocalDSN,
+	Answers: answers,
+	Start: func(t testing.TB) (string, func(), error) {
+		bin := testenv.LookPath(t, "clickhouse-server", "apt-get install clickhouse-server (.ci/deps.sh does), or set "+EnvDSN)
+		r, err := start(t, bin)
+		return r.dsn, r.stop, err
+	},
 }
 
 func open(dsn string) (ch.Conn, error) {
@@ -138,25 +119,23 @@ type running struct {
 }
 
 // start runs clickhouse-server on free loopback ports with its data in a
-// temporary directory, configured as .ci/clickhouse.sh configures the
-// server of make test.
+// temporary directory, configured by .ci/clickhouse.sh as the server of
+// make test is.
 func start(t testing.TB, bin string) (running, error) {
 	dir, err := os.MkdirTemp("", "hyscribe-ch-")
 	if err != nil {
 		return running{}, err
 	}
-	tcp, http, inter := testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
-	config := filepath.Join(dir, "config.xml")
-	if err := os.WriteFile(config, []byte(fmt.Sprintf(configXML, dir, dir, tcp, http, inter, dir, dir, dir, dir, dir)), 0o600); err != nil {
+	// The script puts interserver on the HTTP port + 1.
+	tcp, http := testenv.FreePort(t), testenv.FreePort(t)
+	script := exec.Command("bash", filepath.Join(testenv.RepoRoot(t), ".ci", "clickhouse.sh"), "config")
+	script.Env = append(os.Environ(), "CLICKHOUSE_DIR="+dir, "CLICKHOUSE_TCP_PORT="+tcp, "CLICKHOUSE_HTTP_PORT="+http)
+	if out, err := script.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
-		return running{}, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "users.xml"), []byte(usersXML), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return running{}, err
+		return running{}, fmt.Errorf(".ci/clickhouse.sh config: %v\n%s", err, out)
 	}
 	var logs bytes.Buffer
-	srv := exec.Command(bin, "--config-file="+config)
+	srv := exec.Command(bin, "--config-file="+filepath.Join(dir, "config.xml"))
 	srv.Dir = dir
 	srv.Stdout, srv.Stderr = &logs, &logs
 	testenv.Background(srv)
@@ -194,58 +173,3 @@ func tail(b []byte) []byte {
 	}
 	return b
 }
-
-// configXML is .ci/clickhouse.sh's configuration; the verbs are the
-// server's directory (for its logs), its ports (native, HTTP,
-// interserver), then the directory again (for its data and users).
-const configXML = `<?xml version="1.0"?>
-<yandex>
-  <logger>
-    <level>warning</level>
-    <log>%s/log/server.log</log>
-    <errorlog>%s/log/error.log</errorlog>
-    <size>10M</size>
-    <count>1</count>
-  </logger>
-  <listen_host>127.0.0.1</listen_host>
-  <tcp_port>%s</tcp_port>
-  <http_port>%s</http_port>
-  <interserver_http_port>%s</interserver_http_port>
-  <max_connections>512</max_connections>
-  <keep_alive_timeout>3</keep_alive_timeout>
-  <max_concurrent_queries>200</max_concurrent_queries>
-  <mark_cache_size>268435456</mark_cache_size>
-  <path>%s/data/</path>
-  <tmp_path>%s/tmp/</tmp_path>
-  <user_files_path>%s/user_files/</user_files_path>
-  <format_schema_path>%s/format_schemas/</format_schema_path>
-  <users_config>%s/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <timezone>UTC</timezone>
-  <mlock_executable>false</mlock_executable>
-</yandex>
-`
-
-const usersXML = `<?xml version="1.0"?>
-<yandex>
-  <profiles>
-    <default>
-      <max_memory_usage>4000000000</max_memory_usage>
-    </default>
-  </profiles>
-  <users>
-    <default>
-      <password></password>
-      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </default>
-  </users>
-  <quotas>
-    <default>
-      <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
-    </default>
-  </quotas>
-</yandex>
-`

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,13 +18,6 @@ import (
 
 	"github.com/hyscribe/hyscribe/internal/testenv"
 )
-
-// shared is the server of this test process once found or started.
-var shared struct {
-	mu  sync.Mutex
-	url string
-	err error
-}
 
 // cluster is how to run a throwaway Postgres: the directory of its
 // programs and, when the tests run as root (which initdb refuses), the

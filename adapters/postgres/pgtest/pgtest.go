@@ -11,9 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
@@ -61,30 +59,17 @@ func URL(t testing.TB) string {
 // the package then needs TestMain through testenv.Main.
 func Server(t testing.TB) string {
 	t.Helper()
-	if u := os.Getenv(EnvURL); u != "" {
-		return u // one that does not answer fails the test where it is used
-	}
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.url != "" {
-		return shared.url
-	}
-	if shared.err != nil {
-		t.Fatal(shared.err) // the cluster would not start for an earlier test
-	}
-	if execSQL(LocalURL, "SELECT 1") == nil {
-		shared.url = LocalURL
-		return shared.url
-	}
-	c := findCluster(t) // stops t through testenv.Missing when Postgres is not installed
-	r, err := c.start(t)
-	if err != nil {
-		shared.err = fmt.Errorf("pgtest: %s unset, nothing answers at %s, and a throwaway cluster: %w", EnvURL, LocalURL, err)
-		t.Fatal(shared.err)
-	}
-	testenv.AtExit(t, r.stop)
-	shared.url = r.url
-	return r.url
+	return server.URL(t)
+}
+
+var server = &testenv.Server{
+	Env:     EnvURL,
+	Local:   LocalURL,
+	Answers: func(u string) error { return execSQL(u, "SELECT 1") },
+	Start: func(t testing.TB) (string, func(), error) {
+		r, err := findCluster(t).start(t) // findCluster stops t through testenv.Missing without Postgres
+		return r.url, r.stop, err
+	},
 }
 
 // execSQL runs one statement on a connection of its own.
