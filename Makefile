@@ -3,40 +3,51 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 DATA ?= ./data
+# What the tests need from outside Go, and where they find it. A test never
+# skips for want of it under CI=true (.ci/run sets it): a missing server,
+# tool or package fails it, saying how to install it; elsewhere it is skipped
+# with that message (internal/testenv). Unset, each is looked for where
+# .ci/deps.sh puts it, so a plain `go test ./...` finds the same things.
+#
 # The Postgres the tests use (.ci/deps.sh starts it); each test makes its own
-# schema in it. Unset it (make test HYSCRIBE_TEST_DATABASE_URL=) to skip them.
+# schema in it. Unset, the tests use 127.0.0.1:5432 if it answers, else a
+# throwaway cluster of their own (Debian's initdb and postgres).
 HYSCRIBE_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export HYSCRIBE_TEST_DATABASE_URL
 # The ClickHouse server .ci/clickhouse.sh starts for the tests (native port).
+# Unset, the tests use 127.0.0.1:19000 if it answers, else a clickhouse-server
+# of their own.
 CLICKHOUSE_TEST_DSN ?= clickhouse://127.0.0.1:19000/default
 export CLICKHOUSE_TEST_DSN
 # The MinIO binary the S3 tests start (.ci/deps.sh builds it); each test runs
-# its own server. Unset it to skip them.
+# its own server. Unset: .cache/bin/minio, its copy in ~/.cache/hyscribe, or
+# minio on the PATH.
 HYSCRIBE_TEST_MINIO_BIN ?= $(CURDIR)/.cache/bin/minio
 export HYSCRIBE_TEST_MINIO_BIN
 # The Chromium the web application's browser tests drive (.ci/deps.sh
-# installs Debian's). Set, a missing browser fails the tests; unset, they skip.
+# installs Debian's). Unset: chromium on the PATH.
 HYSCRIBE_TEST_CHROMIUM ?= /usr/bin/chromium
 export HYSCRIBE_TEST_CHROMIUM
 # The Python with Debian's aiosmtpd, the SMTP server the e-mail tests send
-# through (.ci/deps.sh installs it). Set, a missing aiosmtpd fails them.
+# through (.ci/deps.sh installs it). Unset: /usr/bin/python3.
 HYSCRIBE_TEST_SMTPD_PYTHON ?= /usr/bin/python3
 export HYSCRIBE_TEST_SMTPD_PYTHON
 # promtool checks the alert rules, the dashboard's queries and /metrics
 # (.ci/deps.sh installs Debian's prometheus package); kubeconform lints
 # deploy/k8s against the Kubernetes schemas in deploy/k8s/schemas
-# (.ci/deps.sh installs it from the Go module proxy). Unset to skip.
+# (.ci/deps.sh installs it from the Go module proxy). Unset: promtool on the
+# PATH, kubeconform in ~/.cache/hyscribe/bin.
 HYSCRIBE_TEST_PROMTOOL ?= promtool
 export HYSCRIBE_TEST_PROMTOOL
 HYSCRIBE_TEST_KUBECONFORM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kubeconform
 export HYSCRIBE_TEST_KUBECONFORM
 # kube-score (.ci/deps.sh builds it from the Go module proxy) scores
-# deploy/k8s in deploy's tests. Unset to skip.
+# deploy/k8s in deploy's tests. Unset: ~/.cache/hyscribe/bin/kube-score.
 HYSCRIBE_TEST_KUBESCORE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/kube-score
 export HYSCRIBE_TEST_KUBESCORE
-# The npm packages of the integrators' tests (standardwebhooks, @redocly/cli),
-# installed by .ci/deps.sh outside the work tree and run with Debian's node.
-# Set, missing packages fail the tests; unset, they skip.
+# The npm packages of the integrators' tests (standardwebhooks, @redocly/cli,
+# axe-core), installed by .ci/deps.sh outside the work tree and run with
+# Debian's node. Unset: ~/.cache/hyscribe/npm.
 HYSCRIBE_TEST_NPM ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/npm
 export HYSCRIBE_TEST_NPM
 # The oldest Go the client module claims (client/go.mod), fetched from the
@@ -107,17 +118,19 @@ build:
 deps:
 	bash .ci/deps.sh
 
-## test: lint, then every test, with the race detector, after installing what they need
+## test: after installing what the tests need and lint: the fast tier (test-short), then the full
+## tier (every test, with the race detector: browser, whole-service, kill and soak tests), the
+## client module on the oldest Go it claims, and the fuzz targets
 test: deps lint
+	@echo "test: the fast tier (go test -short)"
+	$(SHORT_TIER)
+	@echo "test: the full tier (every test, with the race detector)"
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	@# The Go client is its own module (go ./... stops at it): its tests, then
 	@# it and an integrator's module requiring it, on the oldest Go it claims.
 	cd client && $(GO) test -race -count=1 ./...
 	cd client && GOTOOLCHAIN=local $(GO_OLDEST) vet ./... && GOTOOLCHAIN=local $(GO_OLDEST) test -count=1 ./...
 	cd client/compat && GOTOOLCHAIN=local $(GO_OLDEST) vet ./... && GOTOOLCHAIN=local $(GO_OLDEST) test -count=1 ./...
-	@# The race detector slows MP3 decoding so much that the long stereo call
-	@# is scaled down under -race; here it runs at its full two hours.
-	$(GO) test -count=1 -run '^TestLongStereoCallIsChunkedUnderTheEnginesLimit$$' ./app/
 	@$(MAKE) --no-print-directory fuzz
 
 # The fuzz targets over what parses untrusted bytes (docs/security.md): the
@@ -135,9 +148,12 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
 	done
 
-## test-short: the tests that need no outside server or tool
+## test-short: the fast tier: every test but the browser, whole-service, kill and soak ones, within
+## 5 minutes on 2 cores; Postgres and ClickHouse tests use the servers make test starts, or start
+## their own (needs no make deps where Postgres and ClickHouse are installed)
+SHORT_TIER = $(GO) test -short -count=1 -timeout 10m $(PKGS)
 test-short:
-	CLICKHOUSE_TEST_DSN= $(GO) test -short -count=1 $(PKGS)
+	HYSCRIBE_TEST_DATABASE_URL= CLICKHOUSE_TEST_DSN= $(SHORT_TIER)
 
 ## bdd: the godog scenarios only (features/*.feature)
 bdd: deps
@@ -162,12 +178,13 @@ eval-deps:
 ubm: eval-deps
 	$(GO) run ./cmd/trainubm -out adapters/diarize/ubm.json
 
-## bench: Go benchmarks of the hot paths (Postgres ones, the ClickHouse sink in rows/s), then the
+## bench: Go benchmarks of the hot paths (Postgres ones, the ClickHouse sink in rows/s, a two-hour
+## stereo call through the transcribe stage in flat memory), then the
 ## API and pipeline under load (bench/run.sh: wrk, real processes); prints figures and
 ## rewrites its section of docs/performance.md; then time to transcript against a stand-in GPU
 ## engine (bench/engine.sh: CAPACITY, RTF; issue 28's three figures)
 bench: deps
-	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
+	$(GO) test -p 1 -timeout 60m -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 	bash bench/run.sh
 	bash bench/engine.sh
 

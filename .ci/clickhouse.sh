@@ -3,20 +3,20 @@
 # (native 19000, HTTP 18123), with its data under .cache/clickhouse in the
 # project. Idempotent: a server already answering is left alone. No systemd
 # or Docker needed: Debian's clickhouse-server binary runs as a plain process.
+#
+#   .ci/clickhouse.sh          start the server (make test / .ci/deps.sh)
+#   .ci/clickhouse.sh config   only write its configuration into CLICKHOUSE_DIR: the
+#                              tests' own servers (adapters/clickhouse/chtest) use it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TCP_PORT="${CLICKHOUSE_TCP_PORT:-19000}"
 HTTP_PORT="${CLICKHOUSE_HTTP_PORT:-18123}"
-DIR="$PWD/.cache/clickhouse"
+DIR="${CLICKHOUSE_DIR:-$PWD/.cache/clickhouse}"
 
 answers() { curl -fsS "http://127.0.0.1:${HTTP_PORT}/?query=SELECT%201" 2>/dev/null | grep -q '^1$'; }
 
-if answers; then
-  exit 0
-fi
-command -v clickhouse-server >/dev/null 2>&1 || { echo "clickhouse: clickhouse-server is not installed" >&2; exit 1; }
-
+write_config() {
 mkdir -p "$DIR"/{data,tmp,user_files,format_schemas,log}
 cat >"$DIR/config.xml" <<XML
 <?xml version="1.0"?>
@@ -71,6 +71,17 @@ cat >"$DIR/users.xml" <<XML
   </quotas>
 </yandex>
 XML
+}
+
+if [ "${1:-}" = config ]; then
+  write_config
+  exit 0
+fi
+if answers; then
+  exit 0
+fi
+command -v clickhouse-server >/dev/null 2>&1 || { echo "clickhouse: clickhouse-server is not installed" >&2; exit 1; }
+write_config
 
 echo "clickhouse: starting clickhouse-server on 127.0.0.1:${TCP_PORT} (data in $DIR)"
 nohup clickhouse-server --config-file="$DIR/config.xml" >"$DIR/log/stdout.log" 2>&1 &

@@ -211,7 +211,7 @@ func (a *analyzer) Analyze(_ context.Context, in ports.AnalysisInput, qs []domai
 
 // world wires every use case to fakes, as cmd/hyscribe wires them to adapters.
 type world struct {
-	t        *testing.T
+	t        testing.TB
 	ctx      context.Context
 	store    *apptest.Store
 	clock    *clock
@@ -238,7 +238,7 @@ type world struct {
 	seen     []domain.Event // every event relayed, in order
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	w := &world{t: t, ctx: context.Background(), store: apptest.NewStore(), blobs: &blobs{},
 		clock: &clock{now: time.Date(2026, 11, 21, 10, 0, 30, 0, time.UTC)},

@@ -6,18 +6,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // makeIn runs make in the repository's top directory with env added.
 func makeIn(t *testing.T, env []string, args ...string) (string, error) {
 	t.Helper()
-	bin, err := exec.LookPath("make")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("make is not installed")
-		}
-		t.Skip("make is not installed")
-	}
+	bin := testenv.LookPath(t, "make", "apt-get install make")
 	cmd := exec.Command(bin, append([]string{"--no-print-directory"}, args...)...)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), env...)

@@ -12,26 +12,26 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // tool is the outside tool the Makefile names in the variable env
-// (.ci/deps.sh installs them): set, a missing tool fails the test; unset,
-// the test skips.
-func tool(t *testing.T, env string) string {
+// (.ci/deps.sh installs them), else def (where .ci/deps.sh puts it, or a
+// name on the PATH); a missing one stops the test through
+// testenv.Missing.
+func tool(t *testing.T, env, def string) string {
 	t.Helper()
-	p := os.Getenv(env)
-	if p == "" {
-		t.Skip(env + " is not set")
-	}
+	p := testenv.Setting(env, def)
 	path, err := exec.LookPath(p)
 	if err != nil {
-		t.Fatalf("%s=%s: %v", env, p, err)
+		testenv.Missing(t, "%s (%s): %v (.ci/deps.sh installs it)", p, env, err)
 	}
 	return path
 }
 
 // promtool is Prometheus' tool (Debian's prometheus package).
-func promtool(t *testing.T) string { t.Helper(); return tool(t, "HYSCRIBE_TEST_PROMTOOL") }
+func promtool(t *testing.T) string { t.Helper(); return tool(t, "HYSCRIBE_TEST_PROMTOOL", "promtool") }
 
 func runTool(t *testing.T, dir, bin string, args ...string) {
 	t.Helper()

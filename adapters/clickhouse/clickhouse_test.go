@@ -2,68 +2,30 @@ package clickhouse_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse/chtest"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// testDSN is the server `make test` starts (.ci/clickhouse.sh). Without
-// CLICKHOUSE_TEST_DSN the tests are skipped; with it, a server that does not
-// answer fails them.
-func testDSN(tb testing.TB) string {
-	tb.Helper()
-	if testing.Short() {
-		tb.Skip("needs ClickHouse; skipped with -short")
-	}
-	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
-	if dsn == "" {
-		tb.Skip("CLICKHOUSE_TEST_DSN is not set (make test sets it and starts the server)")
-	}
-	return dsn
-}
-
-// newStore creates a database of the test's own, migrated, and drops it at
-// the end of the test.
+// newStore creates a database of the test's own (chtest: on the server
+// make test starts, or one of the test process's own), migrated, and drops
+// it at the end of the test.
 func newStore(tb testing.TB) (*clickhouse.Store, ch.Conn, string) {
 	tb.Helper()
-	dsn := testDSN(tb)
+	dsn, db := chtest.Database(tb, "hyscribe_test_")
 	ctx := context.Background()
 	opts, err := ch.ParseDSN(dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	admin, err := ch.Open(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	db := "hyscribe_test_" + hex.EncodeToString(b[:])
-	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		tb.Fatalf("create database on %s: %v", dsn, err)
-	}
-	tb.Cleanup(func() {
-		if err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db); err != nil {
-			tb.Errorf("drop database %s: %v", db, err)
-		}
-		admin.Close()
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + db
-	s, err := clickhouse.Open(ctx, u.String())
+	s, err := clickhouse.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -71,7 +33,6 @@ func newStore(tb testing.TB) (*clickhouse.Store, ch.Conn, string) {
 	if err := s.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	opts.Auth.Database = db
 	conn, err := ch.Open(opts)
 	if err != nil {
 		tb.Fatal(err)

@@ -2,14 +2,11 @@ package clickhouse_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"testing"
 
-	ch "github.com/ClickHouse/clickhouse-go/v2"
-
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse/chtest"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -18,26 +15,12 @@ import (
 // stores the batch; a sink on a server that does not answer fails the
 // write (the batch consumer retries it) instead of failing at construction.
 func TestSinkCreatesItsDatabase(t *testing.T) {
-	dsn := testDSN(t)
+	admin, db, dsn := chtest.Name(t, "hyscribe-sink-")
 	ctx := context.Background()
-	opts, err := ch.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := ch.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	var b [6]byte
-	rand.Read(b[:])
-	db := "hyscribe-sink-" + hex.EncodeToString(b[:])
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS `"+db+"`") })
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Path = "/" + db
 
 	down := *u
 	down.Host = "127.0.0.1:1"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // transcribe takes an uploading job through the state machine to
@@ -177,14 +178,7 @@ func TestOpenAPILint(t *testing.T) {
 
 func lint(t *testing.T, doc []byte) {
 	t.Helper()
-	dir := os.Getenv("HYSCRIBE_TEST_NPM")
-	if dir == "" {
-		t.Skip("HYSCRIBE_TEST_NPM is not set (make test sets it)")
-	}
-	redocly := filepath.Join(dir, "node_modules", ".bin", "redocly")
-	if _, err := os.Stat(redocly); err != nil {
-		t.Fatalf("@redocly/cli is not installed in %s (run .ci/deps.sh): %v", dir, err)
-	}
+	redocly := filepath.Join(testenv.NPMModules(t, "@redocly/cli"), ".bin", "redocly")
 	file := filepath.Join(t.TempDir(), "openapi.json")
 	if err := os.WriteFile(file, doc, 0o600); err != nil {
 		t.Fatal(err)

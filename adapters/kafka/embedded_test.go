@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/internal/eventually"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // consumeGroup runs a consumer of group until want events were handled,
@@ -123,9 +124,7 @@ func TestEmbeddedServesKcat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uses the kcat tool")
 	}
-	if _, err := exec.LookPath("kcat"); err != nil {
-		t.Skip("kcat not installed")
-	}
+	testenv.LookPath(t, "kcat", "apt-get install kcat; .ci/deps.sh does")
 	e := startCluster(t)
 	ensureTopics(t, e.Addrs(), 12, topic)
 	publish(t, newPublisher(t, e.Addrs()), eventIDs("doc-c", 0, 3)...)

@@ -10,20 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
-// needTools returns the paths of the named programs. Under CI (CI set, as
-// .ci/run does after .ci/deps.sh installed them) a missing one fails the
-// test; on a developer's machine it skips it.
+// needTools checks that the named programs are installed; a missing one
+// stops the test through testenv.Missing (a failure under CI).
 func needTools(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (.ci/deps.sh installs it): %v", n, err)
-			}
-			t.Skipf("%s is not installed (.ci/deps.sh installs it)", n)
-		}
+		testenv.LookPath(t, n, ".ci/deps.sh installs it")
 	}
 }
 

@@ -12,23 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyscribe/hyscribe/internal/testenv"
 	"github.com/hyscribe/hyscribe/ports"
 )
-
-// npmModules is where .ci/deps.sh installed the npm packages of the tests
-// (HYSCRIBE_TEST_NPM, set by the Makefile); the test skips without it.
-func npmModules(t *testing.T, pkg string) string {
-	t.Helper()
-	dir := os.Getenv("HYSCRIBE_TEST_NPM")
-	if dir == "" {
-		t.Skip("HYSCRIBE_TEST_NPM is not set (make test sets it)")
-	}
-	modules := filepath.Join(dir, "node_modules")
-	if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
-		t.Fatalf("npm package %s is not installed in %s (run .ci/deps.sh): %v", pkg, dir, err)
-	}
-	return modules
-}
 
 // libraryDelivery is one delivery as the official library is given it.
 type libraryDelivery struct {
@@ -43,7 +29,7 @@ type libraryDelivery struct {
 // as "whsec_" + base64 of its bytes (README); a tampered body and an old
 // timestamp are refused.
 func TestOfficialLibraryVerifiesDeliveries(t *testing.T) {
-	modules := npmModules(t, "standardwebhooks")
+	modules := testenv.NPMModules(t, "standardwebhooks")
 	var rec recorder
 	srv := serve(t, rec.handler(http.StatusOK, "ok"))
 	deliver := func(secret string, sent time.Time) (http.Header, []byte) {

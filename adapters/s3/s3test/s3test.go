@@ -8,17 +8,18 @@ package s3test
 
 import (
 	"bytes"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // EnvBinary names the variable holding the path of the minio binary.
@@ -53,27 +54,22 @@ func (s *Server) Logs() string { return s.logs.String() }
 // domain.TopicStorageEvents) on brokers, through the Kafka target TargetID
 // and, when given, further Kafka targets of the IDs more (ARN
 // "arn:minio:sqs::<ID>:kafka", same brokers and topic). It skips the test
-// under -short or when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if
-// the server does not become ready. Ready does not mean the targets are
-// registered yet: s3.Store.EnableUploadNotifications waits for them.
+// under -short, stops it through testenv.Missing when there is no MinIO
+// binary (Binary), and fails it if the server does not become ready. Ready
+// does not mean the targets are registered yet:
+// s3.Store.EnableUploadNotifications waits for them.
 func Start(t testing.TB, brokers []string, topic string, more ...string) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("MinIO tests skipped under -short")
 	}
-	bin := os.Getenv(EnvBinary)
-	if bin == "" {
-		t.Skip(EnvBinary + " is not set (make test sets it; .ci/minio.sh builds the binary)")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s=%s: %v (run .ci/minio.sh)", EnvBinary, bin, err)
-	}
+	bin := Binary(t)
 	if topic == "" {
 		topic = domain.TopicStorageEvents
 	}
 	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &Buffer{}}
-	s.Endpoint = "127.0.0.1:" + freePort(t)
-	console := "127.0.0.1:" + freePort(t)
+	s.Endpoint = "127.0.0.1:" + testenv.FreePort(t)
+	console := "127.0.0.1:" + testenv.FreePort(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "server", "--quiet", "--address", s.Endpoint, "--console-address", console, filepath.Join(dir, "data"))
 	cmd.Env = append(os.Environ(),
@@ -133,16 +129,32 @@ func Start(t testing.TB, brokers []string, topic string, more ...string) *Server
 	}
 }
 
-// freePort returns a loopback port free at the time of the call.
-func freePort(t testing.TB) string {
+// Binary is the MinIO binary: HYSCRIBE_TEST_MINIO_BIN (the Makefile sets
+// it; then a missing file fails the test), else the one .ci/minio.sh
+// builds into the repository's .cache/bin, else its copy in the tool cache
+// outside the work tree, else minio on the PATH.
+func Binary(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	if bin := os.Getenv(EnvBinary); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("%s=%s: %v (run .ci/minio.sh)", EnvBinary, bin, err)
+		}
+		return bin
 	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
+	candidates := []string{filepath.Join(testenv.RepoRoot(t), ".cache", "bin", "minio")}
+	cached, _ := filepath.Glob(filepath.Join(testenv.ToolCache(), "minio-*"))
+	sort.Sort(sort.Reverse(sort.StringSlice(cached))) // the newest pseudo-version first
+	candidates = append(candidates, cached...)
+	for _, c := range candidates {
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+			return c
+		}
+	}
+	if p, err := exec.LookPath("minio"); err == nil {
+		return p
+	}
+	testenv.Missing(t, "MinIO: %s is unset and no binary in %v or on the PATH (run .ci/minio.sh, which builds it)", EnvBinary, candidates)
+	return ""
 }
 
 // Buffer is a log destination that concurrent writers and a reading test

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // Server is a running aiosmtpd.
@@ -35,7 +37,8 @@ type Message struct {
 
 // python finds a Python with aiosmtpd: HYSCRIBE_TEST_SMTPD_PYTHON (set
 // by `make test`; then a missing aiosmtpd fails the test), else Debian's
-// /usr/bin/python3 when it has it, else the test is skipped.
+// /usr/bin/python3; without aiosmtpd the test stops through
+// testenv.Missing.
 func python(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("HYSCRIBE_TEST_SMTPD_PYTHON")
@@ -47,7 +50,7 @@ func python(t testing.TB) string {
 		if must {
 			t.Fatalf("HYSCRIBE_TEST_SMTPD_PYTHON=%s has no aiosmtpd (%v): .ci/deps.sh installs python3-aiosmtpd", p, err)
 		}
-		t.Skip("no aiosmtpd: apt-get install python3-aiosmtpd, or run make test")
+		testenv.Missing(t, "%s has no aiosmtpd, the SMTP server of the e-mail tests (apt-get install python3-aiosmtpd; .ci/deps.sh does): %v", p, err)
 	}
 	return p
 }
@@ -58,7 +61,7 @@ func Start(t testing.TB) *Server {
 	py := python(t)
 	dir := filepath.Join(t.TempDir(), "maildir")
 	for attempt := 0; ; attempt++ {
-		addr := freeAddr(t)
+		addr := "127.0.0.1:" + testenv.FreePort(t)
 		cmd := exec.Command(py, "-m", "aiosmtpd", "-n", "-l", addr, "-c", "aiosmtpd.handlers.Mailbox", dir)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -80,15 +83,6 @@ func Start(t testing.TB) *Server {
 			t.Fatalf("aiosmtpd did not listen on %s:\n%s", addr, out.String())
 		}
 	}
-}
-
-func freeAddr(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func waitListening(addr string, exited <-chan struct{}, d time.Duration) bool {

@@ -15,32 +15,19 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/adapters/smtp/smtptest"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
-// axeScript is axe-core's script from the npm cache of the integrators'
-// tests (HYSCRIBE_TEST_NPM, which .ci/deps.sh fills; set, a missing
-// axe-core fails the test); false when HYSCRIBE_TEST_NPM is not set.
-func axeScript(t *testing.T) (string, bool) {
-	t.Helper()
-	dir := os.Getenv("HYSCRIBE_TEST_NPM")
-	if dir == "" {
-		return "", false
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("axe-core in HYSCRIBE_TEST_NPM=%s: %v (.ci/deps.sh installs it)", dir, err)
-	}
-	return string(b), true
-}
-
-// axeSource is axeScript, or the test is skipped.
+// axeSource is axe-core's script from the npm packages of the tests
+// (testenv.NPMModules: .ci/deps.sh installs them); without it the test
+// stops through testenv.Missing.
 func axeSource(t *testing.T) string {
 	t.Helper()
-	src, ok := axeScript(t)
-	if !ok {
-		t.Skip("HYSCRIBE_TEST_NPM is not set (make test sets it)")
+	b, err := os.ReadFile(filepath.Join(testenv.NPMModules(t, "axe-core"), "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core: %v (.ci/deps.sh installs it)", err)
 	}
-	return src
+	return string(b)
 }
 
 // The rule sets the browser tests run: WCAG 2 A and AA (issue 27's pages),

@@ -20,11 +20,12 @@ import (
 
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // chromium finds the browser: HYSCRIBE_TEST_CHROMIUM (set by `make test`,
 // which installs Debian's chromium; then a missing browser is a failure),
-// else chromium on the PATH, else the test is skipped.
+// else chromium on the PATH, else the test stops through testenv.Missing.
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("HYSCRIBE_TEST_CHROMIUM"); p != "" {
@@ -38,7 +39,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no chromium: set HYSCRIBE_TEST_CHROMIUM or run make test")
+	testenv.Missing(t, "no chromium on the PATH and HYSCRIBE_TEST_CHROMIUM unset (apt-get install chromium; .ci/deps.sh does)")
 	return ""
 }
 

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,17 +24,6 @@ var (
 	customerLines = []string{"Ուզում եմ պատվեր տալ։", "Շնորհակալություն, ցտեսություն։"}
 )
 
-// qaAxeViolations runs every axe-core rule on the page b shows; false when
-// axe is not installed here (the caller then skips the check with a note).
-func qaAxeViolations(t *testing.T, b context.Context) ([]string, bool) {
-	t.Helper()
-	src, ok := axeScript(t)
-	if !ok {
-		return nil, false
-	}
-	return axeRun(t, b, src, axeAllRules), true
-}
-
 // TestQAInABrowser checks, in Chromium, what a call centre's QA team needs
 // (issue 27, items 1, 2, 3 and 6): one weighted score on the history (live),
 // the recording page and Analytics; the account's time zone on every page
@@ -49,6 +37,7 @@ func TestQAInABrowser(t *testing.T) {
 		t.Skip("starts the service and a browser")
 	}
 	chrome := chromium(t)
+	axe := axeSource(t) // missing, it fails the test under CI
 	shots := screenshotDir(t)
 	engine := asrtest.NewEngine(t)
 	// Each channel is recognised on its own: the left one (sound from 0 s)
@@ -95,15 +84,9 @@ func TestQAInABrowser(t *testing.T) {
 		t.Helper()
 		run(t, b, "language "+to, chromedp.Navigate(s.base+"/app/lang?to="+to+"&back="+back), chromedp.WaitReady("main", chromedp.ByQuery))
 	}
-	axeOK := true
 	checkAxe := func(name string) {
 		t.Helper()
-		v, ok := qaAxeViolations(t, b)
-		if !ok {
-			axeOK = false
-			return
-		}
-		if len(v) > 0 {
+		if v := axeRun(t, b, axe, axeAllRules); len(v) > 0 {
 			t.Errorf("%s: axe-core violations: %q", name, v)
 		}
 	}
@@ -347,9 +330,6 @@ func TestQAInABrowser(t *testing.T) {
 	}
 	bothLangs("qa-06-analytics", "/app/analytics?checklist="+checklistID)
 
-	if !axeOK {
-		t.Log("HYSCRIBE_TEST_NPM is not set: the axe-core checks were skipped (make test sets it)")
-	}
 	var raw map[string]any
 	if _, got := api(t, "GET", s.base+"/api/getTranscription?docId="+wavID, key, nil); got != nil {
 		raw = got

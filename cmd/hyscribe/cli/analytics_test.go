@@ -3,8 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -19,48 +17,31 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse/chtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 )
 
-// clickhouseDB creates a database of the test's own on the server of
-// CLICKHOUSE_TEST_DSN and returns a DSN naming it; dropped at the end.
+// clickhouseDB creates a database of the test's own (chtest) and returns
+// a DSN naming it; dropped at the end.
 func clickhouseDB(t *testing.T) string {
 	t.Helper()
-	conn, db, dsn := clickhouseServer(t)
-	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
-		t.Fatalf("ClickHouse at %s: %v", dsn, err)
+	if testing.Short() {
+		t.Skip("starts the whole service with ClickHouse")
 	}
+	dsn, _ := chtest.Database(t, "hyscribe_cli_")
 	return dsn
 }
 
-// clickhouseServer connects to the server of CLICKHOUSE_TEST_DSN and
-// returns the connection, a database name of the test's own (not created;
-// dropped at the end if it was) and a DSN naming it.
+// clickhouseServer returns a connection to the tests' ClickHouse (chtest),
+// a database name of the test's own (not created; dropped at the end if it
+// was) and a DSN naming it.
 func clickhouseServer(t *testing.T) (ch.Conn, string, string) {
 	t.Helper()
-	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
-	if testing.Short() || dsn == "" {
-		t.Skip("needs ClickHouse (CLICKHOUSE_TEST_DSN, set by make test)")
+	if testing.Short() {
+		t.Skip("starts the whole service with ClickHouse")
 	}
-	opts, err := ch.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := ch.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	db := "hyscribe_cli_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db)
-		conn.Close()
-	})
-	u, _ := url.Parse(dsn)
-	u.Path = "/" + db
-	return conn, db, u.String()
+	return chtest.Name(t, "hyscribe_cli_")
 }
 
 // TestChecklistAnalysisReachesClickHouseAndTheReport runs the whole

@@ -16,6 +16,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
+	"github.com/hyscribe/hyscribe/adapters/clickhouse/chtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
 
@@ -56,7 +57,7 @@ func TestAFailingAnalyticsSinkIsCountedInMetrics(t *testing.T) {
 		t.Fatalf("%v failed writes before anything failed", n)
 	}
 
-	opts, err := ch.ParseDSN(os.Getenv("CLICKHOUSE_TEST_DSN"))
+	opts, err := ch.ParseDSN(chtest.Server(t))
 	if err != nil {
 		t.Fatal(err)
 	}

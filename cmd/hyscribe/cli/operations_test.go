@@ -20,6 +20,7 @@ import (
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 type lockedBuffer = servicetest.LockedBuffer
@@ -101,12 +102,11 @@ func TestOperatorsSeeAJobInMetricsAndLogs(t *testing.T) {
 	})
 
 	// What the service exports passes Prometheus' own linter.
-	if promtool := os.Getenv("HYSCRIBE_TEST_PROMTOOL"); promtool != "" {
-		cmd := exec.Command(promtool, "check", "metrics")
-		cmd.Stdin = strings.NewReader(scrape())
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool check metrics: %v\n%s", err, out)
-		}
+	promtool := testenv.LookPath(t, testenv.Setting("HYSCRIBE_TEST_PROMTOOL", "promtool"), "apt-get install prometheus; .ci/deps.sh does")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrape())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 
 	// The job's way through the stages, one line per stage.

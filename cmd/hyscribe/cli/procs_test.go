@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // The hyscribe binary, built once per test run for the tests that start
@@ -44,8 +45,10 @@ func hyscribeBinary(t *testing.T) string {
 	return binPath
 }
 
+// TestMain also stops the servers the tests shared (testenv.Main: a
+// throwaway Postgres or ClickHouse when none was given or found).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.Main(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

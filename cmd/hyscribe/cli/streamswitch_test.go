@@ -16,17 +16,13 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
 	"github.com/hyscribe/hyscribe/client"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // lameMP3 encodes a generated WAV with LAME (installed by .ci/deps.sh).
 func lameMP3(t *testing.T, wav []byte, args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("lame"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("lame is not installed (.ci/deps.sh installs it): %v", err)
-		}
-		t.Skip("lame is not installed (.ci/deps.sh installs it)")
-	}
+	testenv.LookPath(t, "lame", "apt-get install lame; .ci/deps.sh does")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "out.mp3")
 	if err := os.WriteFile(in, wav, 0o644); err != nil {
