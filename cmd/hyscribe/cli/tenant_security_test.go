@@ -1,0 +1,154 @@
+package cli_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// tenant is a second account on the rig's service, with an owner who
+// signs in with rigPassword and an API key.
+type tenant struct{ account, key, owner string }
+
+// otherAccount creates another business account on the rig's service.
+func (r *securityRig) otherAccount(t *testing.T, name string) tenant {
+	t.Helper()
+	acct := runCLI(t, env(r.vars), "account", "create", "--name", name, "--plan", "business", "--seconds", "600")
+	x := tenant{account: acct["accountId"].(string), key: acct["apiKey"].(string), owner: name + "-owner@example.am"}
+	pw := filepath.Join(t.TempDir(), "pw-"+name)
+	if err := os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, env(r.vars), "user", "create", "--account", x.account, "--email", x.owner, "--password-file", pw, "--role", "owner")
+	return x
+}
+
+// transcribedFor creates a job from the speech sample with key and polls
+// it to the end.
+func (r *securityRig) transcribedFor(t *testing.T, key string) string {
+	t.Helper()
+	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := strings.TrimPrefix(r.base, "http://")
+	doc := createAndUpload(t, api, key, "single_voice", audio)
+	waitFor(t, "the job transcribed", 30*time.Second, func() (bool, string) {
+		p := poll(t, api, key, doc)
+		return p.body["status"] == "transcribed", p.raw
+	})
+	return doc
+}
+
+// TestOneAccountsFailingReceiverNeverFailsAnothersDeliveries puts two
+// accounts' receivers on one host and port (a shared integration host),
+// on different paths. Account X's path answers 500 and X presses "Send
+// test event" six times: account V's next transcript_ready is still
+// delivered. Then X's path stops answering and holds eight of X's
+// deliveries (resendEvent) in flight: V's resend is delivered before the
+// first of them could time out (before, it waited for one of X's slots:
+// delivered only once X's were cut by the timeout, or failed as "receiver
+// busy" when none came free).
+func TestOneAccountsFailingReceiverNeverFailsAnothersDeliveries(t *testing.T) {
+	// The webhook timeout outlasts the test, so X's held deliveries keep
+	// their slots while V's resend is made.
+	const webhookTimeout = 15 * time.Second
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true",
+		"HYSCRIBE_WEBHOOK_TIMEOUT": webhookTimeout.String()})
+	const (
+		healthy = iota
+		failing
+		hanging
+	)
+	var xMode, xHits, xHeld atomic.Int32
+	var xFirstHeld atomic.Int64                // when X's receiver began to hold the first of X's deliveries
+	vAfterHeld := make(chan time.Duration, 16) // how long after that V's arrived
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	vGot := make(chan struct{}, 16)
+	recv := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, "/v/") {
+			if at := xFirstHeld.Load(); at != 0 {
+				vAfterHeld <- time.Since(time.Unix(0, at))
+			}
+			vGot <- struct{}{}
+			return
+		}
+		xHits.Add(1)
+		switch xMode.Load() {
+		case failing:
+			http.Error(w, "X's integration is down", http.StatusInternalServerError)
+		case hanging:
+			xFirstHeld.CompareAndSwap(0, time.Now().UnixNano())
+			xHeld.Add(1)
+			defer xHeld.Add(-1)
+			select {
+			case <-release:
+			case <-req.Context().Done():
+			}
+		}
+	}))
+	x := r.otherAccount(t, "x")
+	runCLI(t, env(r.vars), "account", "update", "--account", x.account, "--webhook-url", recv+"/x/hook")
+	runCLI(t, env(r.vars), "account", "update", "--account", r.account, "--webhook-url", recv+"/v/hook")
+
+	// X's job is delivered while its path is healthy: resent later.
+	xDoc := r.transcribedFor(t, x.key)
+	waitFor(t, "X's transcript_ready", 10*time.Second, func() (bool, string) { return xHits.Load() > 0, "none yet" })
+
+	xMode.Store(failing)
+	xOwner := r.signIn(t, x.owner, rigPassword)
+	for range 6 {
+		body(t, r.post(t, xOwner, "/app/settings", "/app/settings/test-event", url.Values{}))
+	}
+	if n := xHits.Load(); n < 6 {
+		t.Fatalf("premise: X's failing receiver got X's test events; it was reached %d times", n)
+	}
+	vDoc := r.transcribedFor(t, r.key)
+	select {
+	case <-vGot:
+	case <-time.After(20 * time.Second):
+		t.Error("V's transcript_ready never reached V's receiver after X's test events failed on the same host")
+	}
+
+	xMode.Store(hanging)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", r.base+"/api/resendEvent", strings.NewReader(`{"docId":"`+xDoc+`","event":"transcript_ready"}`))
+			req.Header.Set("Authorization", "Bearer "+x.key)
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+			}
+		})
+	}
+	defer wg.Wait()
+	defer free()
+	waitFor(t, "eight of X's deliveries held by X's receiver", 10*time.Second, func() (bool, string) {
+		return xHeld.Load() == 8, fmt.Sprint(xHeld.Load(), " held")
+	})
+	var res struct {
+		Delivered bool
+		Error     *string
+	}
+	call(t, "POST", r.base+"/api/resendEvent", r.key, strings.NewReader(`{"docId":"`+vDoc+`","event":"transcript_ready"}`), 200, &res)
+	if !res.Delivered {
+		reason := ""
+		if res.Error != nil {
+			reason = *res.Error
+		}
+		t.Errorf("V's resend while X's receiver held eight deliveries was not delivered: %s", reason)
+	} else if after := <-vAfterHeld; after >= webhookTimeout {
+		t.Errorf("V's resend reached V's receiver %s after X's first held delivery, when X's were cut by the %s timeout: it waited for X's slots",
+			after.Round(time.Millisecond), webhookTimeout)
+	}
+}
