@@ -68,7 +68,7 @@ func NewWebApplication(p WebPorts) Application {
 			ArchiveChecklist:      NewArchiveChecklist(st),
 
 			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock),
-			NameSpeakers:   NewNameSpeakers(st),
+			NameSpeakers:   NewNameSpeakers(st, limit),
 			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
 		},
 		Queries: Queries{
