@@ -67,7 +67,7 @@ func NewWebApplication(p WebPorts) Application {
 			UpdateChecklist:       NewUpdateChecklist(st, clock),
 			ArchiveChecklist:      NewArchiveChecklist(st),
 
-			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock),
+			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock, limit),
 			NameSpeakers:   NewNameSpeakers(st, limit),
 			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
 		},

@@ -252,6 +252,10 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 			vw.Status, vw.Error = fiber.StatusTooManyRequests, tf(vw.Lang, key, rc.Limit)
 			c.Set(fiber.HeaderRetryAfter, "60")
 		}
+		if rl, ok := errors.AsType[*app.RateLimitError](failed); ok { // resends
+			vw.Status, vw.Error = fiber.StatusTooManyRequests, tf(vw.Lang, "resend.limited", rl.Limit)
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
+		}
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"), Saved: c.Query("saved"),
@@ -377,7 +381,7 @@ func (w *Web) resend(c *fiber.Ctx) error {
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
-	if errors.Is(err, domain.ErrValidation) {
+	if errors.Is(err, domain.ErrValidation) || errors.Is(err, domain.ErrRateLimited) {
 		return w.renderRecording(c, v, doc, err)
 	}
 	if err != nil {

@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,5 +153,96 @@ func TestOneAccountsFailingReceiverNeverFailsAnothersDeliveries(t *testing.T) {
 	} else if after := <-vAfterHeld; after >= webhookTimeout {
 		t.Errorf("V's resend reached V's receiver %s after X's first held delivery, when X's were cut by the %s timeout: it waited for X's slots",
 			after.Round(time.Millisecond), webhookTimeout)
+	}
+}
+
+// TestResendsShareOneLimitAndTheLogKeepsOnePayload presses the recording
+// page's Resend 64 times in a row: past app.ResendsPerAccount (60) a
+// minute it is refused with 429 and a message naming the bound, and the
+// API's resendEvent, counted with it, is refused too. The delivery log
+// gains a row per attempt but not a copy of the payload.
+func TestResendsShareOneLimitAndTheLogKeepsOnePayload(t *testing.T) {
+	r := newSecurityRig(t, "600", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true"})
+	got := make(chan struct{}, 256)
+	recv := newLoopbackServer(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+	}))
+	runCLI(t, env(r.vars), "account", "update", "--account", r.account, "--webhook-url", recv+"/hook")
+	doc := r.transcribed(t)
+	select {
+	case <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("premise: the receiver got the transcript_ready event")
+	}
+	db, err := sql.Open("sqlite", filepath.Join(r.vars["HYSCRIBE_DATA_DIR"], "hyscribe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	logged := func() (rows, payloadBytes int) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT count(*), coalesce(sum(length(payload)), 0) FROM deliveries WHERE doc_id = ?`, doc).Scan(&rows, &payloadBytes); err != nil {
+			t.Fatal(err)
+		}
+		return rows, payloadBytes
+	}
+	rows0, bytes0 := logged()
+	if rows0 != 1 || bytes0 == 0 {
+		t.Fatalf("premise: one delivery with its payload; %d rows, %d payload bytes", rows0, bytes0)
+	}
+
+	owner := r.signIn(t, r.owner, rigPassword)
+	page := body(t, get(t, owner, r.base+"/app/recordings/"+doc))
+	m := regexp.MustCompile(`/app/recordings/[^/"]+/deliveries/([^/"]+)/resend`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("premise: the recording's page offers Resend")
+	}
+	csrf := csrfOf(t, page)
+	// The wall-clock minute may turn during the presses: up to twice the
+	// limit may pass, never more.
+	const presses = 64
+	sent, refusedAt := 0, time.Time{}
+	for i := 0; i < 2*presses && refusedAt.IsZero(); i++ {
+		res := postForm(t, owner, r.base+m[0], url.Values{"_csrf": {csrf}})
+		b := body(t, res)
+		switch {
+		case res.StatusCode == http.StatusTooManyRequests:
+			refusedAt = time.Now()
+			if !strings.Contains(b, "60") || !strings.Contains(b, "րոպե") {
+				t.Errorf("the refusal does not name the bound: %.600s", b)
+			}
+		case res.StatusCode == http.StatusOK && strings.Contains(res.Request.URL.RawQuery, "resent="):
+			sent++
+		default:
+			t.Fatalf("resend %d: %d at %s %.300s", i, res.StatusCode, res.Request.URL, b)
+		}
+	}
+	if refusedAt.IsZero() || sent < 60 || sent > 120 {
+		t.Fatalf("web resends: %d sent before a refusal (refused: %v); want at least 60, at most 120, then 429", sent, !refusedAt.IsZero())
+	}
+	code := 0
+	var refusal struct{ Error, Code string }
+	req, _ := http.NewRequest("POST", r.base+"/api/resendEvent", strings.NewReader(`{"docId":"`+doc+`","event":"transcript_ready"}`))
+	req.Header.Set("Authorization", "Bearer "+r.key)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		code = res.StatusCode
+		json.NewDecoder(res.Body).Decode(&refusal)
+		res.Body.Close()
+	}
+	if code != http.StatusTooManyRequests && time.Now().Truncate(time.Minute).Equal(refusedAt.Truncate(time.Minute)) {
+		t.Errorf("the API's resendEvent after the web's resends were refused answered %d; want 429 (one count per account)", code)
+	} else if code == http.StatusTooManyRequests && !strings.Contains(refusal.Error, "per account") {
+		t.Errorf("the API's refusal says %q", refusal.Error)
+	}
+
+	rows, payloadBytes := logged()
+	if rows < 1+sent {
+		t.Errorf("the log has %d rows after %d resends; want a row per attempt", rows, sent)
+	}
+	if payloadBytes != bytes0 {
+		t.Errorf("the log's payload bytes grew from %d to %d over %d resends of one event; want one copy", bytes0, payloadBytes, sent)
 	}
 }
