@@ -65,6 +65,12 @@ func (l *Letters) Reset(ctx context.Context, u domain.User, org, token string, i
 	return l.send(ctx, u.Email, u.Lang, "reset", org, l.base+ResetPath(token, false), "")
 }
 
+// ConfirmTrial e-mails the person who signed up the link that confirms
+// their address and gives the account its trial seconds.
+func (l *Letters) ConfirmTrial(ctx context.Context, u domain.User, org, token string, seconds float64) error {
+	return l.send(ctx, u.Email, u.Lang, "confirm", org, l.base+ConfirmPath(token), domain.FormatSeconds(seconds))
+}
+
 // LowBalance tells every owner of the account (who has accepted their
 // invitation) how many seconds remain. Each owner is tried; the first
 // failure is returned.
@@ -128,6 +134,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է փոխել ձեր գաղտնաբառը hyscribe-ում ({org})։\n\n" +
 				"Նոր գաղտնաբառ ընտրելու համար բացեք հղումը (գործում է 24 ժամ, մեկ անգամ).\n{link}\n\n" +
 				"Եթե դա դուք չէիք, անտեսեք այս նամակը․ ձեր գաղտնաբառը չի փոխվի։\n"},
+		"confirm": {"Հաստատեք ձեր հասցեն — hyscribe",
+			"Դուք գրանցել եք {org} կազմակերպությունը hyscribe-ում։\n\n" +
+				"Հաստատեք ձեր էլ. հասցեն, և հաշիվը կստանա {left} փորձնական ձայնագրության ժամանակ (հղումը գործում է 7 օր, մեկ անգամ).\n{link}\n\n" +
+				"Եթե դա դուք չէիք, անտեսեք այս նամակը։\n"},
 		"lowbalance": {"hyscribe. մնացել է {left} — {org}",
 			"{org} հաշվին մնացել է {left} ձայնագրության ժամանակ։ Երբ այն սպառվի, նոր ձայնագրությունները կմերժվեն։\n\n" +
 				"Օգտագործումը և մնացորդը՝\n{link}\n\nՄնացորդը համալրելու համար դիմեք ծառայության օպերատորին։\n"},
@@ -141,6 +151,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Someone (probably you) asked to change your hyscribe password ({org}).\n\n" +
 				"Open this link to choose a new one (it works once, for 24 hours):\n{link}\n\n" +
 				"If it was not you, ignore this e-mail: your password stays as it is.\n"},
+		"confirm": {"Confirm your address — hyscribe",
+			"You signed up {org} on hyscribe.\n\n" +
+				"Confirm your e-mail address and the account gets {left} of trial audio (the link works once, for 7 days):\n{link}\n\n" +
+				"If it was not you, ignore this e-mail.\n"},
 		"lowbalance": {"hyscribe: {left} left — {org}",
 			"{org} has {left} of audio left. Once it runs out, new recordings are refused.\n\n" +
 				"Usage and balance:\n{link}\n\nAsk your service operator to add seconds.\n"},

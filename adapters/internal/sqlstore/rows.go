@@ -248,6 +248,9 @@ type accountRow struct {
 	CreatedAt          int64  `db:"created_at"`
 	TimeZone           string `db:"time_zone"`
 	AgentChannel       string `db:"agent_channel"`
+	TrialEmail         string `db:"trial_email"`
+	TrialTokenHash     string `db:"trial_token_hash"`
+	TrialGrantedAt     *int64 `db:"trial_granted_at"`
 }
 
 // AccountCols are an account's columns (accountRow's).
@@ -259,6 +262,7 @@ func AccountRow(a domain.Account) []any {
 		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
 		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
 		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+		TrialEmail: a.TrialEmail, TrialTokenHash: a.TrialTokenHash, TrialGrantedAt: ToNullMs(a.TrialGrantedAt),
 	})
 }
 
@@ -277,7 +281,8 @@ func (s *AccountScan) Account() domain.Account {
 		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
 		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
 		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
-		AgentChannel: r.AgentChannel,
+		AgentChannel: r.AgentChannel, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
+		TrialGrantedAt: FromNullMs(r.TrialGrantedAt),
 	}
 }
 

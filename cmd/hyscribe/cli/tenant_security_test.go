@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/smtp/smtptest"
 )
 
 // tenant is a second account on the rig's service, with an owner who
@@ -244,5 +246,104 @@ func TestResendsShareOneLimitAndTheLogKeepsOnePayload(t *testing.T) {
 	}
 	if payloadBytes != bytes0 {
 		t.Errorf("the log's payload bytes grew from %d to %d over %d resends of one event; want one copy", bytes0, payloadBytes, sent)
+	}
+}
+
+// TestTrialSecondsComeOnceTheAddressIsConfirmed signs up with a trial
+// configured and e-mail sent through a real SMTP server: the account has
+// no seconds until the link in the letter is opened, the link gives them
+// once, and the same address, signing up again after leaving its first
+// account, gets no second trial.
+func TestTrialSecondsComeOnceTheAddressIsConfirmed(t *testing.T) {
+	smtpd := smtptest.Start(t)
+	r := newSecurityRig(t, "60", map[string]string{"HYSCRIBE_LLM_URL": "", "HYSCRIBE_TRIAL_SECONDS": "1200",
+		"HYSCRIBE_SMTP_URL": smtpd.URL("hyscribe@example.am")})
+	db, err := sql.Open("sqlite", filepath.Join(r.vars["HYSCRIBE_DATA_DIR"], "hyscribe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const email = "farmer@example.am"
+	signUp := func(org string) {
+		t.Helper()
+		c := browserless(t)
+		page := body(t, get(t, c, r.base+"/app/signup"))
+		if !strings.Contains(page, "20:00") {
+			t.Errorf("the sign-up page does not announce the trial: %.300s", page)
+		}
+		res := postForm(t, c, r.base+"/app/signup", url.Values{"_csrf": {csrfOf(t, page)}, "org": {org}, "email": {email}, "password": {rigPassword}})
+		if b := body(t, res); res.StatusCode != 200 {
+			t.Fatalf("sign-up of %s: %d %.300s", org, res.StatusCode, b)
+		}
+	}
+	account := func(org string) (id string, balanceMs int64) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT id, balance_ms FROM accounts WHERE name = ?`, org).Scan(&id, &balanceMs); err != nil {
+			t.Fatalf("account %s: %v", org, err)
+		}
+		return id, balanceMs
+	}
+	link := func(n int) string {
+		t.Helper()
+		var found string
+		waitFor(t, fmt.Sprint("confirmation letter ", n), 10*time.Second, func() (bool, string) {
+			var seen []string
+			for _, m := range smtpd.Messages(t) {
+				if strings.Contains(m.To, email) && strings.Contains(m.Text, "/app/confirm/") {
+					seen = append(seen, regexp.MustCompile(`http\S+/app/confirm/\S+`).FindString(m.Text))
+				}
+			}
+			if len(seen) >= n {
+				found = seen[n-1]
+			}
+			return found != "", fmt.Sprint(len(seen), " letters")
+		})
+		u, err := url.Parse(found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.base + u.Path
+	}
+
+	signUp("Farm One")
+	id, before := account("Farm One")
+	if before != 0 {
+		t.Errorf("a sign-up has %d ms before its address is confirmed; want none", before)
+	}
+	confirm := link(1)
+	res := get(t, browserless(t), confirm)
+	if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, "20:00") {
+		t.Errorf("the confirmation link answered %d %.300s", res.StatusCode, b)
+	}
+	if _, after := account("Farm One"); after != 1_200_000 {
+		t.Errorf("after confirmation the account has %d ms; want the trial's 1,200,000", after)
+	}
+	if res := get(t, browserless(t), confirm); res.StatusCode != 404 {
+		t.Errorf("the link opened again answered %d; want 404", res.StatusCode)
+	}
+	if _, again := account("Farm One"); again != 1_200_000 {
+		t.Errorf("the link opened twice gave %d ms", again)
+	}
+
+	// The farmer leaves Farm One (a second owner removes them) and signs
+	// up again: the address had its trial.
+	var farmer string
+	if err := db.QueryRow(`SELECT id FROM users WHERE email = ?`, email).Scan(&farmer); err != nil {
+		t.Fatal(err)
+	}
+	pw := filepath.Join(t.TempDir(), "pw-boss")
+	os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600)
+	runCLI(t, env(r.vars), "user", "create", "--account", id, "--email", "boss@example.am", "--password-file", pw, "--role", "owner")
+	boss := r.signIn(t, "boss@example.am", rigPassword)
+	if res := r.post(t, boss, "/app/team", "/app/team/"+farmer+"/remove", url.Values{}); res.StatusCode >= 400 {
+		t.Fatalf("premise: removing the farmer from Farm One answered %d", res.StatusCode)
+	}
+	signUp("Farm Two")
+	res = get(t, browserless(t), link(2))
+	if b := body(t, res); res.StatusCode != 409 || !strings.Contains(b, "trial") && !strings.Contains(b, "փորձնական") {
+		t.Errorf("the second account's confirmation answered %d %.300s; want 409 saying the address had its trial", res.StatusCode, b)
+	}
+	if _, second := account("Farm Two"); second != 0 {
+		t.Errorf("the same address got a second trial: %d ms", second)
 	}
 }
