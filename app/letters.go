@@ -71,6 +71,12 @@ func (l *Letters) ConfirmTrial(ctx context.Context, u domain.User, org, token st
 	return l.send(ctx, u.Email, u.Lang, "confirm", org, l.base+ConfirmPath(token), domain.FormatSeconds(seconds))
 }
 
+// NoPassword tells the address asking to reset a password that it has
+// none, only invitations: it names no organisation and renews nothing.
+func (l *Letters) NoPassword(ctx context.Context, to, lang string) error {
+	return l.send(ctx, to, lang, "nopassword", "", "", "")
+}
+
 // LowBalance tells every owner of the account (who has accepted their
 // invitation) how many seconds remain. Each owner is tried; the first
 // failure is returned.
@@ -103,7 +109,9 @@ func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...strin
 	}
 	lang = letterLang(lang)
 	t := letterTexts[lang][kind]
-	fill := strings.NewReplacer("{org}", args[0], "{link}", args[1], "{left}", args[2])
+	// A name stored before names were checked (domain.OrgName) is still
+	// put on one line: it must not write lines of its own into the letter.
+	fill := strings.NewReplacer("{org}", domain.OneLine(args[0]), "{link}", args[1], "{left}", args[2])
 	m := ports.Mail{To: to, Subject: fill.Replace(t[0]), Text: fill.Replace(t[1]), Lang: lang}
 	if err := l.mailer.Send(ctx, m); err != nil {
 		l.log.Warn("e-mail not sent", "kind", kind, "err", err)
@@ -138,6 +146,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Դուք գրանցել եք {org} կազմակերպությունը hyscribe-ում։\n\n" +
 				"Հաստատեք ձեր էլ. հասցեն, և հաշիվը կստանա {left} փորձնական ձայնագրության ժամանակ (հղումը գործում է 7 օր, մեկ անգամ).\n{link}\n\n" +
 				"Եթե դա դուք չէիք, անտեսեք այս նամակը։\n"},
+		"nopassword": {"Գաղտնաբառի վերականգնում — hyscribe",
+			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է վերականգնել այս հասցեի գաղտնաբառը hyscribe-ում, բայց այն դեռ գաղտնաբառ չունի՝ միայն հրավիրված է։\n\n" +
+				"Միանալու համար բացեք ստացած հրավերի նամակը (գործում է 7 օր) կամ խնդրեք ձեզ հրավիրողին այն նորից ուղարկել։\n\n" +
+				"Եթե դա դուք չէիք, անտեսեք այս նամակը։\n"},
 		"lowbalance": {"hyscribe. մնացել է {left} — {org}",
 			"{org} հաշվին մնացել է {left} ձայնագրության ժամանակ։ Երբ այն սպառվի, նոր ձայնագրությունները կմերժվեն։\n\n" +
 				"Օգտագործումը և մնացորդը՝\n{link}\n\nՄնացորդը համալրելու համար դիմեք ծառայության օպերատորին։\n"},
@@ -154,6 +166,10 @@ var letterTexts = map[string]map[string][2]string{
 		"confirm": {"Confirm your address — hyscribe",
 			"You signed up {org} on hyscribe.\n\n" +
 				"Confirm your e-mail address and the account gets {left} of trial audio (the link works once, for 7 days):\n{link}\n\n" +
+				"If it was not you, ignore this e-mail.\n"},
+		"nopassword": {"Password reset — hyscribe",
+			"Someone (probably you) asked to reset the hyscribe password of this address, but it has no password yet: it has only been invited.\n\n" +
+				"To join, open the invitation letter you received (it works for 7 days), or ask whoever invited you to send it again.\n\n" +
 				"If it was not you, ignore this e-mail.\n"},
 		"lowbalance": {"hyscribe: {left} left — {org}",
 			"{org} has {left} of audio left. Once it runs out, new recordings are refused.\n\n" +
