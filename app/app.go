@@ -31,8 +31,11 @@ type Commands struct {
 	ChangePassword *ChangePassword
 	ResetPassword  *ResetPassword
 	ForgotPassword *ForgotPassword
-	AllowPreview   *AllowPreview
-	AllowCreate    *AllowCreate
+	// ConfirmTrial gives a sign-up's trial once its address is confirmed
+	// (optional: no trial without e-mail).
+	ConfirmTrial *Trial
+	AllowPreview *AllowPreview
+	AllowCreate  *AllowCreate
 
 	// Web application: the team page.
 	InviteMember *InviteMember

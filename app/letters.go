@@ -65,6 +65,12 @@ func (l *Letters) Reset(ctx context.Context, u domain.User, org, token string, i
 	return l.send(ctx, u.Email, u.Lang, "reset", org, l.base+ResetPath(token, false), "")
 }
 
+// ConfirmTrial e-mails the person who signed up the link that confirms
+// their address and gives the account its trial seconds.
+func (l *Letters) ConfirmTrial(ctx context.Context, u domain.User, org, token string, seconds float64) error {
+	return l.send(ctx, u.Email, u.Lang, "confirm", org, l.base+ConfirmPath(token), domain.FormatSeconds(seconds))
+}
+
 // NoPassword tells the address asking to reset a password that it has
 // none, only invitations: it names no organisation and renews nothing.
 func (l *Letters) NoPassword(ctx context.Context, to, lang string) error {
@@ -136,6 +142,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է փոխել ձեր գաղտնաբառը hyscribe-ում ({org})։\n\n" +
 				"Նոր գաղտնաբառ ընտրելու համար բացեք հղումը (գործում է 24 ժամ, մեկ անգամ).\n{link}\n\n" +
 				"Եթե դա դուք չէիք, անտեսեք այս նամակը․ ձեր գաղտնաբառը չի փոխվի։\n"},
+		"confirm": {"Հաստատեք ձեր հասցեն — hyscribe",
+			"Դուք գրանցել եք {org} կազմակերպությունը hyscribe-ում։\n\n" +
+				"Հաստատեք ձեր էլ. հասցեն, և հաշիվը կստանա {left} փորձնական ձայնագրության ժամանակ (հղումը գործում է 7 օր, մեկ անգամ).\n{link}\n\n" +
+				"Եթե դա դուք չէիք, անտեսեք այս նամակը։\n"},
 		"nopassword": {"Գաղտնաբառի վերականգնում — hyscribe",
 			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է վերականգնել այս հասցեի գաղտնաբառը hyscribe-ում, բայց այն դեռ գաղտնաբառ չունի՝ միայն հրավիրված է։\n\n" +
 				"Միանալու համար բացեք ստացած հրավերի նամակը (գործում է 7 օր) կամ խնդրեք ձեզ հրավիրողին այն նորից ուղարկել։\n\n" +
@@ -153,6 +163,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Someone (probably you) asked to change your hyscribe password ({org}).\n\n" +
 				"Open this link to choose a new one (it works once, for 24 hours):\n{link}\n\n" +
 				"If it was not you, ignore this e-mail: your password stays as it is.\n"},
+		"confirm": {"Confirm your address — hyscribe",
+			"You signed up {org} on hyscribe.\n\n" +
+				"Confirm your e-mail address and the account gets {left} of trial audio (the link works once, for 7 days):\n{link}\n\n" +
+				"If it was not you, ignore this e-mail.\n"},
 		"nopassword": {"Password reset — hyscribe",
 			"Someone (probably you) asked to reset the hyscribe password of this address, but it has no password yet: it has only been invited.\n\n" +
 				"To join, open the invitation letter you received (it works for 7 days), or ask whoever invited you to send it again.\n\n" +

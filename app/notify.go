@@ -193,7 +193,8 @@ func (uc *DeliverEvents) Wait() { uc.wg.Wait() }
 // send POSTs a delivery's event to its receiver and returns the delivery
 // with the attempt's outcome, for the delivery log.
 func send(ctx context.Context, sender ports.WebhookSender, d domain.Delivery, secret string, now time.Time) domain.Delivery {
-	res := sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: secret, Timestamp: now})
+	res := sender.Send(ctx, ports.WebhookRequest{URL: d.URL, EventID: d.WebhookID(), Body: d.Payload, Secret: secret, Timestamp: now,
+		Account: d.AccountID, Test: d.EventType == domain.EventTest})
 	d.AttemptedAt = &now
 	d.HTTPStatus, d.LatencyMs = res.Status, res.Latency.Milliseconds()
 	d.Status = domain.DeliveryDelivered

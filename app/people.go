@@ -85,6 +85,9 @@ type SignUp struct {
 	// Plan is the free plan.
 	Plan    domain.Plan
 	Seconds float64
+	// Trial, when it is offered, e-mails the sign-up a link that gives the
+	// trial seconds once opened (nil: none).
+	Trial *Trial
 }
 
 // NewSignUp builds the use case. New accounts get the free plan and no
@@ -128,12 +131,21 @@ func (uc *SignUp) Handle(ctx context.Context, req SignUpRequest) (SignedIn, erro
 	}
 	a := domain.Account{ID: domain.AccountID(NewID()), Name: name, Plan: plan,
 		BalanceMs: int64(math.Round(max(uc.Seconds, 0) * 1000)), CreatedAt: now}
+	var confirm string
+	if uc.Trial.Offered() {
+		confirm = uc.Trial.offer(&a, email)
+	}
 	u := domain.User{ID: NewID(), AccountID: a.ID, Email: email, PasswordHash: hash, Role: domain.RoleOwner, CreatedAt: now}
 	if err := uc.users.SignUp(ctx, a, u); err != nil {
 		if errors.Is(err, domain.ErrConflict) {
 			return SignedIn{}, nil
 		}
 		return SignedIn{}, fmt.Errorf("sign up: %w", err)
+	}
+	if confirm != "" {
+		// A letter that did not go leaves the account without its trial,
+		// not without the account: the failure is logged by Letters.
+		_ = uc.Trial.letters.ConfirmTrial(ctx, u, a.Name, confirm, uc.Trial.Seconds)
 	}
 	return startSession(ctx, uc.sessions, uc.clock.Now(), u)
 }

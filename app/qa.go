@@ -54,18 +54,66 @@ func LoadZone(name string) (*time.Location, error) {
 // the analysis reads it (with the account's agent channel), changed: the
 // caller then has the call analysed again (AnalyzeTranscript.Reanalyze).
 type NameSpeakers struct {
-	jobs ports.JobStore
+	jobs  speakerJobs
+	limit *RateLimit
+}
+
+// speakerJobs reads a job with its account (for the roles its channel
+// gives) and updates it.
+type speakerJobs interface {
+	ports.JobStore
+	ports.JobAccountReader
 }
 
 // NewNameSpeakers builds the use case.
-func NewNameSpeakers(jobs ports.JobStore) *NameSpeakers {
+func NewNameSpeakers(jobs speakerJobs, limit *RateLimit) *NameSpeakers {
 	need("jobs", jobs)
-	return &NameSpeakers{jobs: jobs}
+	need("limit", limit)
+	return &NameSpeakers{jobs: jobs, limit: limit}
 }
 
-// Handle runs the use case (NameSpeakers).
-func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
+// Role changes, each of which may analyse a call again (up to two
+// chat-model requests and an analysis_ready event): RoleChangesPerCall a
+// minute on one call (a swap and its correction, with room for a slip) and
+// RoleChangesPerAccount a minute in the whole account (a QA team naming
+// the speakers of a queue of calls, one call every few seconds). Past
+// either, the change is refused and nothing is saved.
+const (
+	RoleChangesPerCall    = 3
+	RoleChangesPerAccount = 10
+	scopeRolesCall        = "speakers-call"
+	scopeRolesAccount     = "speakers-account"
+)
+
+// RoleChangesError is a role change refused by RoleChangesPerCall or
+// RoleChangesPerAccount.
+type RoleChangesError struct {
+	PerCall bool // the call's bound, else the account's
+	Limit   int
+}
+
+func (e *RoleChangesError) Error() string {
+	if e.PerCall {
+		return fmt.Sprintf("the speakers' roles of this call were changed %d times this minute, the most allowed: wait a minute", e.Limit)
+	}
+	return fmt.Sprintf("speakers' roles were changed %d times this minute in this account, the most allowed: wait a minute", e.Limit)
+}
+
+// Is makes errors.Is(err, domain.ErrRateLimited) hold.
+func (e *RoleChangesError) Is(target error) bool { return target == domain.ErrRateLimited }
+
+// Handle runs the use case (NameSpeakers) for a person of role. Only a
+// role that may name speakers (domain.Role.MayNameSpeakers) may; others get
+// domain.ErrForbidden. A change of who has which role counts against the
+// bounds above before it is saved; a change of names only does not.
+func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
+	if !role.MayNameSpeakers() {
+		return false, fmt.Errorf("name speakers: only an owner may name a call's speakers: %w", domain.ErrForbidden)
+	}
 	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
+		return false, err
+	}
+	if err := uc.countRoleChange(ctx, doc, names); err != nil {
 		return false, err
 	}
 	var changed bool
@@ -83,6 +131,37 @@ func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, do
 		return false, fmt.Errorf("name speakers: %w", err)
 	}
 	return changed, nil
+}
+
+// countRoleChange counts names against the role-change bounds when they
+// would give a speaker another role; a refusal is a *RoleChangesError.
+func (uc *NameSpeakers) countRoleChange(ctx context.Context, doc domain.DocID, names map[string]domain.SpeakerName) error {
+	j, a, err := uc.jobs.GetJobAndAccount(ctx, doc)
+	if err != nil {
+		return fmt.Errorf("name speakers: %w", err)
+	}
+	before := j.SpeakerRoles(a.AgentChannel)
+	if _, err := j.NameSpeakers(names); err != nil {
+		return err
+	}
+	if domain.SameRoles(before, j.SpeakerRoles(a.AgentChannel)) {
+		return nil
+	}
+	if err := uc.limit.Allow(ctx, scopeRolesCall, string(a.ID)+":"+string(doc), RoleChangesPerCall); err != nil {
+		return limitedAs(err, &RoleChangesError{PerCall: true, Limit: RoleChangesPerCall})
+	}
+	if err := uc.limit.Allow(ctx, scopeRolesAccount, string(a.ID), RoleChangesPerAccount); err != nil {
+		return limitedAs(err, &RoleChangesError{Limit: RoleChangesPerAccount})
+	}
+	return nil
+}
+
+// limitedAs is refusal when err is a rate-limit refusal, else err wrapped.
+func limitedAs(err, refusal error) error {
+	if errors.Is(err, domain.ErrRateLimited) {
+		return refusal
+	}
+	return fmt.Errorf("name speakers: %w", err)
 }
 
 // analyzeByRole answers questions about j with az, each question from the

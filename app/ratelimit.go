@@ -16,9 +16,17 @@ import (
 type RateLimitError struct {
 	Limit      int
 	RetryAfter int
+	// Rule says what was counted when it is not requests per API key
+	// ("at most 60 resends a minute per account …").
+	Rule string
 }
 
-func (e *RateLimitError) Error() string { return domain.RateLimitMessage(e.Limit, e.RetryAfter) }
+func (e *RateLimitError) Error() string {
+	if e.Rule != "" {
+		return fmt.Sprintf("rate limit exceeded: %s; retry after %d seconds", e.Rule, e.RetryAfter)
+	}
+	return domain.RateLimitMessage(e.Limit, e.RetryAfter)
+}
 
 // Is makes errors.Is(err, domain.ErrRateLimited) hold.
 func (e *RateLimitError) Is(target error) bool { return target == domain.ErrRateLimited }

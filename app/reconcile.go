@@ -57,16 +57,19 @@ type ResendEvent struct {
 	accounts   ports.AccountStore
 	sender     ports.WebhookSender
 	clock      ports.Clock
+	limit      *RateLimit
 }
 
-// NewResendEvent builds the use case.
-func NewResendEvent(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *ResendEvent {
+// NewResendEvent builds the use case; limit counts resends per account
+// (AllowResend), with the web application's Resend.
+func NewResendEvent(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock, limit *RateLimit) *ResendEvent {
 	need("jobs", jobs)
 	need("deliveries", deliveries)
 	need("accounts", accounts)
 	need("sender", sender)
 	need("clock", clock)
-	return &ResendEvent{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+	need("limit", limit)
+	return &ResendEvent{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock, limit: limit}
 }
 
 // Handle sends the job's event of r.Event again, now, with the same
@@ -86,6 +89,9 @@ func (uc *ResendEvent) Handle(ctx context.Context, p Principal, body []byte) (do
 	}
 	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, r.DocID)
 	if err != nil {
+		return domain.ResendResult{}, err
+	}
+	if err := allowResend(ctx, uc.limit, p.Account.ID); err != nil {
 		return domain.ResendResult{}, err
 	}
 	ds, err := uc.deliveries.Deliveries(ctx, j.ID)

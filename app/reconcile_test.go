@@ -19,7 +19,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 600)
 	other := w.account(domain.PlanBusiness, 600)
-	list, resend := app.NewListTranscriptions(w.store), app.NewResendEvent(w.store, w.store, w.store, w.sender, w.clock)
+	list, resend := app.NewListTranscriptions(w.store), app.NewResendEvent(w.store, w.store, w.store, w.sender, w.clock, app.NewRateLimit(w.store, w.clock))
 	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
 	w.sender.res = ports.WebhookResult{Status: 503, Err: errors.New("receiver answered 503")}
 	done := w.newJob(p, `{"type":"single_voice"}`)

@@ -218,16 +218,38 @@ type ResendDelivery struct {
 	accounts   ports.AccountStore
 	sender     ports.WebhookSender
 	clock      ports.Clock
+	limit      *RateLimit
 }
 
-// NewResendDelivery builds the use case.
-func NewResendDelivery(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock) *ResendDelivery {
+// NewResendDelivery builds the use case; limit counts resends per account
+// (AllowResend), with the API's resendEvent.
+func NewResendDelivery(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock, limit *RateLimit) *ResendDelivery {
 	need("jobs", jobs)
 	need("deliveries", deliveries)
 	need("accounts", accounts)
 	need("sender", sender)
 	need("clock", clock)
-	return &ResendDelivery{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock}
+	need("limit", limit)
+	return &ResendDelivery{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock, limit: limit}
+}
+
+// ResendsPerAccount is how many resends an account may make a minute, the
+// web application's Resend and the API's resendEvent together: the API's
+// limit per operation (domain.PollRateLimit), now one count per account so
+// neither door nor a second key adds to it. Each resend is one POST of up
+// to the event's size to the account's own receiver.
+const ResendsPerAccount = domain.PollRateLimit
+
+const scopeResendAccount = "resend-account"
+
+// allowResend counts one resend of account; past ResendsPerAccount this
+// minute it is a *RateLimitError saying so.
+func allowResend(ctx context.Context, limit *RateLimit, account domain.AccountID) error {
+	err := limit.Allow(ctx, scopeResendAccount, string(account), ResendsPerAccount)
+	if rl, ok := errors.AsType[*RateLimitError](err); ok {
+		rl.Rule = fmt.Sprintf("at most %d resends a minute per account, the web application's Resend and the API's resendEvent together", ResendsPerAccount)
+	}
+	return err
 }
 
 // Handle runs the use case (ResendDelivery).
@@ -236,6 +258,9 @@ func (uc *ResendDelivery) Handle(ctx context.Context, account domain.AccountID, 
 		return domain.Delivery{}, fmt.Errorf("resend: only an owner may resend a delivery: %w", domain.ErrForbidden)
 	}
 	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
+		return domain.Delivery{}, err
+	}
+	if err := allowResend(ctx, uc.limit, account); err != nil {
 		return domain.Delivery{}, err
 	}
 	ds, err := uc.deliveries.Deliveries(ctx, doc)

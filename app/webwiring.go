@@ -67,8 +67,8 @@ func NewWebApplication(p WebPorts) Application {
 			UpdateChecklist:       NewUpdateChecklist(st, clock),
 			ArchiveChecklist:      NewArchiveChecklist(st),
 
-			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock),
-			NameSpeakers:   NewNameSpeakers(st),
+			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock, limit),
+			NameSpeakers:   NewNameSpeakers(st, limit),
 			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
 		},
 		Queries: Queries{

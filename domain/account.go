@@ -2,6 +2,7 @@ package domain
 
 import (
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -40,6 +41,30 @@ type Account struct {
 	// AgentChannel is the stereo channel the account's agents are
 	// recorded on ("left" or "right"; empty: not known).
 	AgentChannel string
+	// TrialEmail is the address a sign-up's trial seconds are offered to;
+	// TrialTokenHash the hash of its confirmation link's secret while the
+	// offer stands (HashToken; empty: none); TrialGrantedAt when the
+	// address was confirmed and the seconds given. An address gets a
+	// trial once: the stores keep TrialEmail unique among granted trials.
+	TrialEmail     string
+	TrialTokenHash string
+	TrialGrantedAt *time.Time
+}
+
+// TrialLinkLife is how long a sign-up's confirmation link works.
+const TrialLinkLife = 7 * 24 * time.Hour
+
+// GrantTrial gives the account ms of trial audio when secretHash is its
+// standing offer's, within TrialLinkLife of the sign-up; ErrNotFound
+// otherwise (no offer, used, expired or another secret).
+func (a *Account) GrantTrial(secretHash string, ms int64, now time.Time) error {
+	if a.TrialTokenHash == "" || a.TrialGrantedAt != nil || subtle.ConstantTimeCompare([]byte(a.TrialTokenHash), []byte(secretHash)) != 1 ||
+		now.After(a.CreatedAt.Add(TrialLinkLife)) {
+		return fmt.Errorf("trial confirmation: %w", ErrNotFound)
+	}
+	a.TrialTokenHash, a.TrialGrantedAt = "", &now
+	a.BalanceMs += ms
+	return nil
 }
 
 // SecondsRemaining is the balance in seconds.

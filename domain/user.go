@@ -22,6 +22,24 @@ const (
 // Valid reports whether r is a known role.
 func (r Role) Valid() bool { return r == RoleOwner || r == RoleMember }
 
+// speakerNamers are the roles that may name a call's speakers. Naming them
+// re-analyses the call (chat-model requests, spent from the account's
+// budget) and sends the account's receiver a new analysis_ready: it acts
+// for the account, so a read-only member may not. A QA analyst role is one
+// more entry here.
+var speakerNamers = []Role{RoleOwner}
+
+// MayNameSpeakers reports whether a person of role r may name a call's
+// speakers (and so have the call analysed again).
+func (r Role) MayNameSpeakers() bool {
+	for _, n := range speakerNamers {
+		if r == n {
+			return true
+		}
+	}
+	return false
+}
+
 // User is a person who signs in to the web application. A user belongs to
 // exactly one account. A user invited by an operator has no password until
 // they accept the invitation.

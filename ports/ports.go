@@ -429,6 +429,13 @@ type WebhookRequest struct {
 	Body      []byte // the JSON payload
 	Secret    string // key of the webhook-signature header; empty: no signature
 	Timestamp time.Time
+	// Account is whose event it is: a receiver's health is judged per
+	// account, so one account's failing receiver never delays or fails
+	// another account's deliveries to the same host.
+	Account domain.AccountID
+	// Test marks a test event (domain.EventTest): its outcome is kept apart
+	// from the account's real deliveries to the same receiver.
+	Test bool
 }
 
 // WebhookResult is the outcome of one POST.

@@ -35,7 +35,9 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 
 // resendEvent is POST /api/resendEvent (docs/decisions.md, Integrators' kit, part two): one
 // new attempt of a job's event, with its first webhook-id. It counts
-// against its own per-key counter.
+// against its own per-key counter here, and in the use case against the
+// account's resends, shared with the web application's Resend
+// (app.ResendsPerAccount).
 func (s *server) resendEvent(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -12,7 +13,7 @@ import (
 )
 
 // The delivery's columns and row mapping are shared with the other store.
-var deliverySelect = sqlstore.Select("deliveries", sqlstore.DeliveryCols)
+var deliverySelect = sqlstore.DeliverySelect
 
 func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
 	d, err := sqlstore.ScanDelivery(row)
@@ -25,14 +26,26 @@ func toDomainDelivery(row pgx.Row) (domain.Delivery, error) {
 func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, error) {
 	var first bool
 	d.Status = domain.DeliveryPending
+	var payloadOf string
+	if d.IsResend() {
+		// A resend keeps no second copy of its event's payload. The first
+		// delivery is never changed, so reading it apart is safe.
+		var orig string
+		var payload []byte
+		err := s.pool.QueryRow(ctx, sqlstore.FirstDeliveryQuery+"$1", d.WebhookID()).Scan(&orig, &payload)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return false, fmt.Errorf("postgres.BeginDelivery: %w", translate(err))
+		}
+		d, payloadOf = sqlstore.SharedPayload(d, orig, payload)
+	}
 	// One round trip: a batch runs in one implicit transaction.
 	// Nothing is begun for a deleted job: its webhook must not go out. The
 	// share lock waits for a DeleteJob in progress, whose tombstone the
 	// next statement (a new snapshot) then sees.
 	b := &pgx.Batch{}
 	b.Queue(`SELECT 1 FROM jobs WHERE id = $1 FOR SHARE`, string(d.DocID))
-	b.Queue(sqlstore.Postgres.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
-		" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...).Exec(func(tag pgconn.CommandTag) error {
+	b.Queue(sqlstore.Postgres.InsertUnlessDeleted("deliveries", sqlstore.DeliveryWriteCols)+
+		" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d, payloadOf), string(d.DocID))...).Exec(func(tag pgconn.CommandTag) error {
 		first = tag.RowsAffected() == 1
 		return nil
 	})

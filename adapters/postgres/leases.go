@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -30,8 +31,7 @@ func (s *Store) LeaseStaleDeliveries(ctx context.Context, now, createdBefore, un
 	rows, err := s.pool.Query(ctx, `UPDATE deliveries SET lease_until = $1
 		WHERE id IN (SELECT id FROM deliveries WHERE status = $2 AND created_at < $3
 			AND (lease_until IS NULL OR lease_until <= $4) ORDER BY created_at, ord LIMIT $5 FOR UPDATE SKIP LOCKED)
-		RETURNING id, event_id, doc_id, account_id, event_type, url, payload, status, http_status,
-			latency_ms, error, created_at, attempted_at`,
+		RETURNING `+strings.Join(sqlstore.DeliveryReadCols, ", "),
 		toMs(until), domain.DeliveryPending, toMs(createdBefore), toMs(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.LeaseStaleDeliveries: %w", translate(err))

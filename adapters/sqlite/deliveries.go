@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -10,7 +11,7 @@ import (
 )
 
 // The delivery's columns and row mapping are shared with the other store.
-var deliverySelect = sqlstore.Select("deliveries", sqlstore.DeliveryCols)
+var deliverySelect = sqlstore.DeliverySelect
 
 func toDomainDelivery(sc scanner) (domain.Delivery, error) {
 	d, err := sqlstore.ScanDelivery(sc)
@@ -25,8 +26,19 @@ func (s *Store) BeginDelivery(ctx context.Context, d domain.Delivery) (bool, err
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// Nothing is begun for a deleted job: its webhook must not go out.
 		d.Status = domain.DeliveryPending
-		res, err := tx.ExecContext(ctx, sqlstore.SQLite.InsertUnlessDeleted("deliveries", sqlstore.DeliveryCols)+
-			" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d), string(d.DocID))...)
+		var payloadOf string
+		if d.IsResend() {
+			// A resend keeps no second copy of its event's payload.
+			var first string
+			var payload []byte
+			err := tx.QueryRowContext(ctx, sqlstore.FirstDeliveryQuery+"?", d.WebhookID()).Scan(&first, &payload)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return translate(err)
+			}
+			d, payloadOf = sqlstore.SharedPayload(d, first, payload)
+		}
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.InsertUnlessDeleted("deliveries", sqlstore.DeliveryWriteCols)+
+			" ON CONFLICT (event_id) DO NOTHING", append(sqlstore.DeliveryRow(d, payloadOf), string(d.DocID))...)
 		if err != nil {
 			return translate(err)
 		}

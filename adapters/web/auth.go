@@ -153,6 +153,29 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 	return w.render(c, "invite", vw)
 }
 
+// confirmTrial opens a sign-up's confirmation link: the address is
+// confirmed and the account gets its trial seconds (app.Trial).
+func (w *Web) confirmTrial(c *fiber.Ctx) error {
+	if w.commands.ConfirmTrial == nil {
+		return w.notFound(c)
+	}
+	vw := w.newView(c, nil, "trial.gone", "")
+	vw.NoIndex = true
+	_, err := w.commands.ConfirmTrial.Confirm(c.UserContext(), c.Params("token"))
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		vw.Status, vw.Error = fiber.StatusNotFound, text(vw.Lang, "trial.gone")
+	case errors.Is(err, domain.ErrConflict):
+		vw.Title = text(vw.Lang, "trial.taken")
+		vw.Status, vw.Error = fiber.StatusConflict, vw.Title
+	case err != nil:
+		return w.serverError(c, err)
+	default:
+		vw.Title = tf(vw.Lang, "trial.confirmed", clock(w.commands.ConfirmTrial.Seconds))
+	}
+	return w.render(c, "error", vw)
+}
+
 func (w *Web) acceptInvite(c *fiber.Ctx) error {
 	return w.setPasswordWithLink(c, "invite", "invite.title", "invite.gone", w.commands.AcceptInvite.Handle)
 }

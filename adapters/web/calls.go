@@ -40,8 +40,9 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 }
 
 // nameSpeakers saves the roles and names people gave a phone call's
-// speakers on its page (any signed-in person of the account: naming who
-// spoke is reading, not configuring). When a role changed, a call already
+// speakers on its page (the roles domain.Role.MayNameSpeakers allows,
+// checked by the use case: a role change re-analyses the call and sends
+// the account's receiver an event). When a role changed, a call already
 // analysed with questions limited to a role is analysed again.
 func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	v, ok, err := w.signedIn(c)
@@ -57,11 +58,15 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	for _, sp := range []string{"1", "2"} {
 		names[sp] = domain.SpeakerName{Role: domain.SpeakerRole(f.Get("role" + sp)), Name: f.Get("name" + sp)}
 	}
-	changed, err := w.commands.NameSpeakers.Handle(c.UserContext(), v.Account.ID, doc, names)
+	changed, err := w.commands.NameSpeakers.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, names)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
 		return w.notFound(c)
-	case errors.Is(err, domain.ErrValidation):
+	case errors.Is(err, domain.ErrForbidden):
+		vw := w.newView(c, v, "err.forbidden", "")
+		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "speaker.owneronly")
+		return w.render(c, "error", vw)
+	case errors.Is(err, domain.ErrValidation), errors.Is(err, domain.ErrRateLimited):
 		return w.renderRecording(c, v, doc, err)
 	case err != nil:
 		return w.serverError(c, err)

@@ -209,8 +209,10 @@ type recordingData struct {
 	AudioURL string
 	Duration *float64
 	// Owner shows the Resend buttons (members only read).
-	Owner  bool
-	Speeds []string // playback rates offered beside the player
+	Owner bool
+	// NameSpeakers shows the speakers' form (domain.Role.MayNameSpeakers).
+	NameSpeakers bool
+	Speeds       []string // playback rates offered beside the player
 }
 
 type questionRow struct {
@@ -242,10 +244,22 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 	}
 	if failed != nil {
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, failed)
+		if rc, ok := errors.AsType[*app.RoleChangesError](failed); ok {
+			key := "speaker.limit.account"
+			if rc.PerCall {
+				key = "speaker.limit.call"
+			}
+			vw.Status, vw.Error = fiber.StatusTooManyRequests, tf(vw.Lang, key, rc.Limit)
+			c.Set(fiber.HeaderRetryAfter, "60")
+		}
+		if rl, ok := errors.AsType[*app.RateLimitError](failed); ok { // resends
+			vw.Status, vw.Error = fiber.StatusTooManyRequests, tf(vw.Lang, "resend.limited", rl.Limit)
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
+		}
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"), Saved: c.Query("saved"),
-		Owner: v.User.Role == domain.RoleOwner, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
+		Owner: v.User.Role == domain.RoleOwner, NameSpeakers: v.User.Role.MayNameSpeakers(), AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
 		Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis, rec.Order)
@@ -367,7 +381,7 @@ func (w *Web) resend(c *fiber.Ctx) error {
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
-	if errors.Is(err, domain.ErrValidation) {
+	if errors.Is(err, domain.ErrValidation) || errors.Is(err, domain.ErrRateLimited) {
 		return w.renderRecording(c, v, doc, err)
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ func (w *Web) selfServeFuncs() template.FuncMap {
 		"isOwner":      func(r domain.Role) bool { return r == domain.RoleOwner },
 		"statusCount":  func(counts []int, i int) int { return counts[i] },
 		"trialSeconds": func() float64 { return w.cfg.TrialSeconds },
+		"trialByEmail": func() bool { return w.cfg.TrialByEmail },
 	}
 }
 

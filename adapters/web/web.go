@@ -68,6 +68,9 @@ type Config struct {
 	// (HYSCRIBE_TRIAL_SECONDS; 0: none, the operator activates accounts),
 	// told on the sign-up page.
 	TrialSeconds float64
+	// TrialByEmail: the trial comes once the address is confirmed from
+	// the letter sent to it (else at once, HYSCRIBE_TRIAL_UNCONFIRMED).
+	TrialByEmail bool
 }
 
 // Deps are what the pages call: the use cases (App), and the few things
@@ -247,6 +250,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Get("/forgot", w.forgotPage)
 	r.Post("/forgot", w.forgot)
 	r.Get("/reset/:token", w.resetPage)
+	r.Get("/confirm/:token", w.confirmTrial)
 	r.Post("/reset/:token", w.resetPassword)
 	r.Get("/api", w.apiPage)
 	r.Use(w.notFound)

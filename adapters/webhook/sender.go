@@ -2,10 +2,13 @@
 // signed HTTP POST per event and no automatic retry (spec §6; docs/decisions.md, Events to receivers).
 //
 // Receivers are outside our control, so the Sender is built to survive bad
-// ones. Each receiver (scheme, host and port) has its own circuit breaker, so
-// a dead receiver is failed fast instead of costing a timeout per event, and
-// its own concurrency bound, so a slow receiver cannot take every goroutine of
-// the notify stage. Addresses are checked when the connection is dialled, on
+// ones. Each account's receiver (the account and the receiver's whole
+// address) has its own circuit breaker, so a dead receiver is failed fast
+// instead of costing a timeout per event, and its own concurrency bound, so a
+// slow receiver cannot take every goroutine of the notify stage. Both are per
+// account: two customers on one integration host (a shared iPaaS) never
+// share a breaker or a slot, so one's failures cannot fail the other's
+// deliveries. Test events have a breaker and slots of their own. Addresses are checked when the connection is dialled, on
 // the resolved IP, so a receiver's host name cannot be pointed at the
 // service's own network (DNS rebinding) unless private targets are allowed.
 //
@@ -56,6 +59,14 @@ const (
 	// idleReceiverTTL is how long an unused receiver's breaker and semaphore
 	// are kept, so receivers that accounts stopped using do not pile up.
 	idleReceiverTTL = 10 * time.Minute
+	// MaxReceivers bounds the receivers (account, address, test or not)
+	// whose state is kept at once; past it the least recently used idle one
+	// is forgotten. Each costs well under 1 KiB, so the bound is a few MiB.
+	// An account has at most two receivers at a time (the webhook and the
+	// analysis address), each with a test twin, so 10,000 covers 2,500
+	// accounts changing address every few minutes; forgetting an idle
+	// receiver only resets its breaker, which lets one trial through.
+	MaxReceivers = 10000
 )
 
 // Sentinel errors a Result.Err can be matched against with errors.Is.
@@ -114,7 +125,8 @@ func (c Config) withDefaults() Config {
 
 // Sender implements ports.WebhookSender over net/http. It is safe for
 // concurrent use; one Sender should serve the whole process so that every
-// delivery to a receiver shares that receiver's breaker and bound.
+// delivery of an account to a receiver shares that receiver's breaker and
+// bound.
 type Sender struct {
 	cfg    Config
 	client *http.Client
@@ -127,9 +139,11 @@ type Sender struct {
 
 var _ ports.WebhookSender = (*Sender)(nil)
 
-// receiver is the state kept per scheme://host:port.
+// receiver is the state kept per account and receiver address (and apart
+// for test events).
 type receiver struct {
-	key      string
+	id       string // the map key: account, kind and the whole address
+	key      string // scheme://host:port, for messages and logs: a path or query may hold a token
 	breaker  *gobreaker.CircuitBreaker[struct{}]
 	slots    chan struct{} // semaphore: one token per request in flight
 	openedAt atomic.Int64  // unix nanoseconds of the last opening, for messages
@@ -205,7 +219,11 @@ func (s *Sender) send(parent context.Context, req ports.WebhookRequest) (ports.W
 	ctx, cancel := context.WithTimeout(parent, s.cfg.Timeout)
 	defer cancel()
 
-	rcv := s.acquire(key)
+	kind := "event"
+	if req.Test {
+		kind = "test"
+	}
+	rcv := s.acquire(string(req.Account)+"\x00"+kind+"\x00"+u.String(), key)
 	defer s.release(rcv)
 
 	// Checked before queueing for a slot so that an open circuit answers at
@@ -335,19 +353,22 @@ func (s *Sender) circuitErr(rcv *receiver, cause error) error {
 	return fmt.Errorf("%w: deliveries to %s kept failing; the next attempt is allowed in %s", ErrCircuitOpen, rcv.key, wait)
 }
 
-// acquire returns the receiver for key, creating it on first use, and pins
+// acquire returns the receiver for id, creating it on first use, and pins
 // it so prune cannot drop it (and with it the bound) while it is in use.
-func (s *Sender) acquire(key string) *receiver {
+func (s *Sender) acquire(id, key string) *receiver {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	if now.Sub(s.lastPrune) > time.Minute {
 		s.prune(now)
 	}
-	rcv := s.receivers[key]
+	rcv := s.receivers[id]
 	if rcv == nil {
-		rcv = s.newReceiver(key)
-		s.receivers[key] = rcv
+		if len(s.receivers) >= MaxReceivers {
+			s.evictOldest()
+		}
+		rcv = s.newReceiver(id, key)
+		s.receivers[id] = rcv
 	}
 	rcv.users++
 	rcv.lastUsed = now
@@ -366,15 +387,38 @@ func (s *Sender) release(rcv *receiver) {
 func (s *Sender) prune(now time.Time) {
 	s.lastPrune = now
 	ttl := max(idleReceiverTTL, 2*s.cfg.BreakerCooldown)
-	for key, rcv := range s.receivers {
+	for id, rcv := range s.receivers {
 		if rcv.users == 0 && now.Sub(rcv.lastUsed) > ttl {
-			delete(s.receivers, key)
+			delete(s.receivers, id)
 		}
 	}
 }
 
-func (s *Sender) newReceiver(key string) *receiver {
-	rcv := &receiver{key: key, slots: make(chan struct{}, s.cfg.MaxConcurrentPerReceiver)}
+// evictOldest forgets the least recently used receiver that is not in use,
+// keeping the map within MaxReceivers. Receivers in use are bounded by the
+// notify stage's deliveries in flight, far below MaxReceivers. Called with
+// s.mu held.
+func (s *Sender) evictOldest() {
+	var oldest *receiver
+	for _, rcv := range s.receivers {
+		if rcv.users == 0 && (oldest == nil || rcv.lastUsed.Before(oldest.lastUsed)) {
+			oldest = rcv
+		}
+	}
+	if oldest != nil {
+		delete(s.receivers, oldest.id)
+	}
+}
+
+// Receivers is how many receivers' breakers and slots are kept now.
+func (s *Sender) Receivers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.receivers)
+}
+
+func (s *Sender) newReceiver(id, key string) *receiver {
+	rcv := &receiver{id: id, key: key, slots: make(chan struct{}, s.cfg.MaxConcurrentPerReceiver)}
 	threshold := s.cfg.BreakerFailures
 	rcv.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        key,

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -217,7 +218,7 @@ func TestPrivateReceiversRefusedUnlessAllowed(t *testing.T) {
 		t.Errorf("refused receiver was reached %d times", n)
 	}
 	// Refusals are our policy, not the receiver's health: no circuit opens.
-	if st := refusing.receivers["http://localhost:"+u.Port()].breaker.State(); st != gobreaker.StateClosed {
+	if st := refusing.receivers["\x00event\x00"+byName].breaker.State(); st != gobreaker.StateClosed {
 		t.Errorf("breaker after refusals = %s, want closed", st)
 	}
 
@@ -278,8 +279,7 @@ func TestCallerCancellationIsReportedAsSuch(t *testing.T) {
 		t.Fatalf("Err = %v, want a cancellation", res.Err)
 	}
 	// Our caller gave up; that says nothing about the receiver.
-	u, _ := url.Parse(srv.URL)
-	if st := s.receivers["http://"+u.Host].breaker.State(); st != gobreaker.StateClosed {
+	if st := s.receivers["\x00event\x00"+srv.URL].breaker.State(); st != gobreaker.StateClosed {
 		t.Errorf("breaker = %s, want closed", st)
 	}
 }
@@ -466,15 +466,78 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestIdleReceiversAreForgotten(t *testing.T) {
 	s := newSender(Config{})
-	rcv := s.acquire("http://a:80")
-	s.acquire("http://b:80")
+	rcv := s.acquire("a", "http://a:80")
+	s.acquire("b", "http://b:80")
 	s.release(rcv)
 	s.mu.Lock()
 	s.prune(time.Now().Add(time.Hour))
-	_, a := s.receivers["http://a:80"]
-	_, b := s.receivers["http://b:80"]
+	_, a := s.receivers["a"]
+	_, b := s.receivers["b"]
 	s.mu.Unlock()
 	if a || !b {
 		t.Errorf("after prune: a kept = %v (idle), b kept = %v (in use); want false, true", a, b)
+	}
+}
+
+// TestReceiversAreBoundedLeastRecentlyUsedFirst fills the receivers' state
+// past MaxReceivers: the count stays at the bound, the least recently used
+// idle receiver is the one forgotten, and one in use is never forgotten.
+func TestReceiversAreBoundedLeastRecentlyUsedFirst(t *testing.T) {
+	s := newSender(Config{})
+	pinned := s.acquire("pinned", "http://p:80") // in use throughout
+	first := s.acquire("first", "http://f:80")
+	s.release(first)
+	for i := range MaxReceivers + 50 {
+		s.release(s.acquire(fmt.Sprint("r", i), "http://h:80"))
+	}
+	s.mu.Lock()
+	_, keptPinned := s.receivers["pinned"]
+	_, keptFirst := s.receivers["first"]
+	_, keptLast := s.receivers[fmt.Sprint("r", MaxReceivers+49)]
+	s.mu.Unlock()
+	if n := s.Receivers(); n > MaxReceivers {
+		t.Errorf("%d receivers kept, want at most %d", n, MaxReceivers)
+	}
+	if !keptPinned || keptFirst || !keptLast {
+		t.Errorf("kept: in use %v (want true), least recently used %v (want false), newest %v (want true)", keptPinned, keptFirst, keptLast)
+	}
+	s.release(pinned)
+}
+
+// TestOneAccountsFailuresDoNotOpenAnothersCircuit has account X's path of a
+// shared host fail until its circuit opens, and X's test events fail too:
+// account V's deliveries to another path of the same host, and V's test
+// event, still go through; X's real events are not opened by X's tests.
+func TestOneAccountsFailuresDoNotOpenAnothersCircuit(t *testing.T) {
+	var xHits, vHits atomic.Int32
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/x") {
+			xHits.Add(1)
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		vHits.Add(1)
+	}))
+	s := newSender(Config{BreakerFailures: 3, BreakerCooldown: time.Minute})
+	for range 6 {
+		s.Send(t.Context(), ports.WebhookRequest{URL: srv.URL + "/x", EventID: "t", Account: "X", Test: true})
+	}
+	if res := s.Send(t.Context(), ports.WebhookRequest{URL: srv.URL + "/x", EventID: "t", Account: "X", Test: true}); !errors.Is(res.Err, ErrCircuitOpen) {
+		t.Fatalf("premise: X's failing test events open X's test circuit; got %v", res.Err)
+	}
+	if res := s.Send(t.Context(), ports.WebhookRequest{URL: srv.URL + "/x", EventID: "e", Account: "X"}); res.Status != http.StatusInternalServerError {
+		t.Errorf("X's real event after X's failing tests: %d %v; want it sent (500 from the receiver)", res.Status, res.Err)
+	}
+	for _, req := range []ports.WebhookRequest{
+		{URL: srv.URL + "/v", EventID: "e", Account: "V"},
+		{URL: srv.URL + "/v", EventID: "t", Account: "V", Test: true},
+		{URL: srv.URL + "/x", EventID: "e", Account: "V"}, // even X's very address, for another account
+	} {
+		if res := s.Send(t.Context(), req); res.Err != nil && !strings.Contains(res.Err.Error(), "500") {
+			t.Errorf("V's delivery to %s (test %v): %v", req.URL, req.Test, res.Err)
+		}
+	}
+	if n := vHits.Load(); n != 2 {
+		t.Errorf("V's path reached %d times, want 2", n)
 	}
 }

@@ -62,6 +62,38 @@ var leaseTests = []subtest{
 			t.Fatalf("after the leases passed, limit 3: %s", dump(got))
 		}
 	}},
+	{"ResendsShareTheirEventsPayload", func(t *testing.T, s Stores) {
+		// A resend of the same bytes is stored without its own copy (SQL
+		// stores) and still reads back whole, from the log and from a
+		// takeover; one of other bytes (a new secret) keeps its own.
+		first := delivery("dl-1", "e-1", "doc-1", t0)
+		must(s.BeginDelivery(ctxOf(t), first))
+		same := first.Resend("dl-2", "https://hooks.example/new", "", t0.Add(time.Second))
+		same.Payload = first.Payload
+		must(s.BeginDelivery(ctxOf(t), same))
+		other := first.Resend("dl-3", first.URL, "", t0.Add(2*time.Second))
+		other.Payload = []byte(`{"event_type":"transcript_ready","secret":"whsec_new"}`)
+		must(s.BeginDelivery(ctxOf(t), other))
+		got := must(s.Deliveries(ctxOf(t), "doc-1"))
+		if len(got) != 3 {
+			t.Fatalf("Deliveries: %s, want 3", dump(got))
+		}
+		for i, want := range []domain.Delivery{first, same, other} {
+			if got[i].ID != want.ID || string(got[i].Payload) != string(want.Payload) || got[i].URL != want.URL {
+				t.Errorf("delivery %s read back with payload %q, URL %s; want %q, %s", want.ID, got[i].Payload, got[i].URL, want.Payload, want.URL)
+			}
+		}
+		now := t0.Add(time.Minute)
+		leased := must(s.LeaseStaleDeliveries(ctxOf(t), now, now, now.Add(time.Minute), 10))
+		for _, d := range leased {
+			if d.ID == same.ID && string(d.Payload) != string(same.Payload) {
+				t.Errorf("a taken-over resend has payload %q, want %q", d.Payload, same.Payload)
+			}
+		}
+		if len(leased) != 3 {
+			t.Errorf("LeaseStaleDeliveries: %s, want 3", dump(leased))
+		}
+	}},
 	{"ConcurrentLeasesGoToOneWorker", func(t *testing.T, s Stores) {
 		const n = 20
 		for i := range n {

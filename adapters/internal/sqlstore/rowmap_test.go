@@ -47,7 +47,8 @@ var mappings = []struct {
 		func(v any) ([]any, error) { return TombstoneRow(*v.(*domain.Tombstone)), nil },
 		func(sc Scanner) (any, error) { return ScanTombstone(sc) }},
 	{"delivery", DeliveryCols, &domain.Delivery{},
-		func(v any) ([]any, error) { return DeliveryRow(*v.(*domain.Delivery)), nil },
+		// payload_of, the last written column, is the store's (ports/porttest's ResendsShareTheirEventsPayload).
+		func(v any) ([]any, error) { return DeliveryRow(*v.(*domain.Delivery), "")[:len(DeliveryCols)], nil },
 		func(sc Scanner) (any, error) { return ScanDelivery(sc) }},
 }
 
@@ -126,7 +127,7 @@ func TestAbsentValuesAreNull(t *testing.T) {
 	}
 	for _, payload := range [][]byte{nil, {}} {
 		d := domain.Delivery{ID: "d", CreatedAt: at, Payload: payload}
-		vals := DeliveryRow(d)
+		vals := DeliveryRow(d, "")[:len(DeliveryCols)]
 		if p := vals[6].([]byte); (p == nil) != (payload == nil) {
 			t.Errorf("payload %#v written as %#v", payload, p)
 		}

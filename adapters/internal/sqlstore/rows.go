@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -254,6 +255,9 @@ type accountRow struct {
 	CreatedAt          int64  `db:"created_at"`
 	TimeZone           string `db:"time_zone"`
 	AgentChannel       string `db:"agent_channel"`
+	TrialEmail         string `db:"trial_email"`
+	TrialTokenHash     string `db:"trial_token_hash"`
+	TrialGrantedAt     *int64 `db:"trial_granted_at"`
 }
 
 // AccountCols are an account's columns (accountRow's).
@@ -265,6 +269,7 @@ func AccountRow(a domain.Account) []any {
 		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
 		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
 		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+		TrialEmail: a.TrialEmail, TrialTokenHash: a.TrialTokenHash, TrialGrantedAt: ToNullMs(a.TrialGrantedAt),
 	})
 }
 
@@ -283,7 +288,8 @@ func (s *AccountScan) Account() domain.Account {
 		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
 		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
 		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
-		AgentChannel: r.AgentChannel,
+		AgentChannel: r.AgentChannel, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
+		TrialGrantedAt: FromNullMs(r.TrialGrantedAt),
 	}
 }
 
@@ -410,6 +416,42 @@ type deliveryRow struct {
 // DeliveryCols are a delivery's columns (deliveryRow's).
 var DeliveryCols = Columns[deliveryRow]()
 
+// DeliveryWriteCols are the columns a new delivery is inserted with:
+// DeliveryCols and payload_of, the delivery whose payload a resend shares
+// (its own payload then NULL), so the log keeps one copy per event.
+var DeliveryWriteCols = append(slices.Clip(DeliveryCols), "payload_of")
+
+// DeliveryReadCols are DeliveryCols as read: a shared payload is taken
+// from the delivery that holds it.
+var DeliveryReadCols = func() []string {
+	out := slices.Clone(DeliveryCols)
+	for i, c := range out {
+		if c == "payload" {
+			out[i] = "COALESCE(payload, (SELECT o.payload FROM deliveries o WHERE o.id = deliveries.payload_of))"
+		}
+	}
+	return out
+}()
+
+// DeliverySelect is "SELECT DeliveryReadCols FROM deliveries".
+var DeliverySelect = Select("deliveries", DeliveryReadCols)
+
+// SharedPayload is d with its payload dropped when it is a resend whose
+// payload is byte for byte its event's first delivery's (first, with
+// payload firstPayload), and the ID of the delivery that holds it; d as it
+// is and "" otherwise.
+func SharedPayload(d domain.Delivery, first string, firstPayload []byte) (domain.Delivery, string) {
+	if !d.IsResend() || first == "" || firstPayload == nil || !bytes.Equal(d.Payload, firstPayload) {
+		return d, ""
+	}
+	d.Payload = nil
+	return d, first
+}
+
+// FirstDeliveryQuery reads the ID and payload of an event's first delivery
+// (by webhook id; ? is the store's placeholder).
+const FirstDeliveryQuery = `SELECT id, payload FROM deliveries WHERE event_id = `
+
 // toDeliveryRow is d as stored.
 func toDeliveryRow(d domain.Delivery) deliveryRow {
 	return deliveryRow{ID: d.ID, EventID: d.EventID, DocID: string(d.DocID), AccountID: string(d.AccountID),
@@ -424,10 +466,15 @@ func toDomainDelivery(r deliveryRow) domain.Delivery {
 		LatencyMs: r.LatencyMs, Error: r.Error, CreatedAt: FromMs(r.CreatedAt), AttemptedAt: FromNullMs(r.AttemptedAt)}
 }
 
-// DeliveryRow lists d's values in DeliveryCols order.
-func DeliveryRow(d domain.Delivery) []any {
+// DeliveryRow lists d's values in DeliveryWriteCols order; payloadOf is
+// the delivery whose payload d shares ("": d holds its own).
+func DeliveryRow(d domain.Delivery, payloadOf string) []any {
 	r := toDeliveryRow(d)
-	return Values(&r)
+	var of *string
+	if payloadOf != "" {
+		of = &payloadOf
+	}
+	return append(Values(&r), of)
 }
 
 // ScanDelivery reads one delivery row (DeliveryCols).

@@ -73,7 +73,7 @@ func TestNoAxeViolationsOnHistorySettingsAndTeamPages(t *testing.T) {
 	chrome := chromium(t)
 	smtpd := smtptest.Start(t)
 	engine := asrtest.NewEngine(t, asrtest.WithTexts("Բարև ձեզ, ես զանգում եմ պատվերի մասին։"))
-	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "605",
+	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "605", "HYSCRIBE_TRIAL_UNCONFIRMED": "true",
 		"HYSCRIBE_SMTP_URL": smtpd.URL("hyscribe@example.am")})
 	b := browser(t, chrome)
 	signUp(t, b, s, "", "", "Կենտրոն", "axe@example.am")

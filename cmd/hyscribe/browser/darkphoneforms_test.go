@@ -26,7 +26,7 @@ func TestDarkModePhoneLayoutAndFormChecksInABrowser(t *testing.T) {
 	chrome := chromium(t)
 	shots := screenshotDir(t)
 	engine := asrtest.NewEngine(t, asrtest.WithTexts("Բարև ձեզ, ես զանգում եմ պատվերի մասին։"))
-	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600"})
+	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600", "HYSCRIBE_TRIAL_UNCONFIRMED": "true"})
 	b := browser(t, chrome)
 	org := strings.Repeat("Ա", 200)
 	signUp(t, b, s, "", "", org, "owner@example.am")

@@ -72,7 +72,7 @@ func TestOwningAFileInABrowser(t *testing.T) {
 	chrome := chromium(t)
 	shots := screenshotDir(t)
 	engine := asrtest.NewEngine(t, asrtest.WithTexts("Բարև ձեզ, ես զանգում եմ պատվերի մասին։"))
-	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600"})
+	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600", "HYSCRIBE_TRIAL_UNCONFIRMED": "true"})
 	b := browser(t, chrome)
 	accountID := signUp(t, b, s, "", "", "Կենտրոն", "files@example.am")
 	def := filepath.Join(t.TempDir(), "checklist.json")

@@ -28,7 +28,7 @@ func TestSecretAndTestEventPostRedirectGet(t *testing.T) {
 	receiver := &signedHook{}
 	hookSrv := httptest.NewServer(receiver)
 	defer hookSrv.Close()
-	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600"})
+	s := startService(t, map[string]string{"HYSCRIBE_ASR_URL": engine.URL(), "HYSCRIBE_TRIAL_SECONDS": "3600", "HYSCRIBE_TRIAL_UNCONFIRMED": "true"})
 	b := browser(t, chrome)
 	signUp(t, b, s, "", "", "Կլինիկա", "secret@clinic.example")
 	run(t, b, "set the receiver",

@@ -39,14 +39,23 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 	})
 	c, q := &uc.Commands, &uc.Queries
 	c.SignUp.Plan, c.SignUp.Seconds = domain.Plan(cfg.SignUpPlan), cfg.SignUpSeconds
-	if cfg.TrialSeconds > 0 { // the first hour works without an operator
+	// The trial's seconds come once the sign-up's address is confirmed by
+	// e-mail (app.Trial); without e-mail no trial is offered.
+	trial := app.NewTrial(st, s.letters, clock, cfg.TrialSeconds)
+	if cfg.TrialUnconfirmed && cfg.TrialSeconds > 0 { // the operator's choice, for a laptop or a demo
 		c.SignUp.Plan, c.SignUp.Seconds = domain.PlanBusiness, cfg.TrialSeconds
+	} else if trial.Offered() {
+		c.SignUp.Plan, c.SignUp.Seconds, c.SignUp.Trial = domain.PlanBusiness, 0, trial
+		c.ConfirmTrial = trial
+	} else if cfg.TrialSeconds > 0 {
+		s.log.Warn("HYSCRIBE_TRIAL_SECONDS is set but no e-mail is configured (HYSCRIBE_SMTP_URL): sign-ups get no trial; grant seconds with `hyscribe account update`")
 	}
 	c.RevokeAPIKey.Revoked = api.auth.Forget // a key revoked here stops working here at once
 
 	c.RateLimit = api.limit
 	c.ReceiveUpload = app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes)
-	c.ResendEvent = app.NewResendEvent(st, st, st, s.webhooks, clock)
+	// Counted in the store, where the web application's Resend counts too.
+	c.ResendEvent = app.NewResendEvent(st, st, st, s.webhooks, clock, app.NewRateLimit(st, clock))
 	c.SetRetention = app.NewSetRetention(st)
 	c.Reanalyze = reanalyze
 

@@ -512,17 +512,7 @@ func TestInvitationsTellNothingReserveNothingAndAreLimited(t *testing.T) {
 // transcribed creates a job from the speech sample and polls it to the end.
 func (r *securityRig) transcribed(t *testing.T) string {
 	t.Helper()
-	audio, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := strings.TrimPrefix(r.base, "http://")
-	doc := createAndUpload(t, api, r.key, "single_voice", audio)
-	waitFor(t, "the job transcribed", 30*time.Second, func() (bool, string) {
-		p := poll(t, api, r.key, doc)
-		return p.body["status"] == "transcribed", p.raw
-	})
-	return doc
+	return r.transcribedFor(t, r.key)
 }
 
 // TestChecklistsAreBoundedAndPreviewIsLimited sends the red team's Preview

@@ -111,8 +111,11 @@ type Config struct {
 	SignUpSeconds float64 `env:"HYSCRIBE_SIGNUP_SECONDS" default:"0" check:"min=0" help:"their starting balance in audio seconds"`
 	WebTimezone   string  `env:"HYSCRIBE_WEB_TIMEZONE" default:"Asia/Yerevan" check:"timezone" help:"where the web application shows times (IANA zone)"`
 	CookieSecure  string  `env:"HYSCRIBE_COOKIE_SECURE" default:"auto" check:"oneof=auto|true|false" help:"Secure cookies; auto: when the public URL is https"`
-	TrialSeconds  float64 `env:"HYSCRIBE_TRIAL_SECONDS" default:"0" check:"min=0" help:"audio seconds a sign-up starts with on the Business plan; 0: the sign-up plan and seconds above"`
-	SMTPURL       string  `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
+	TrialSeconds  float64 `env:"HYSCRIBE_TRIAL_SECONDS" default:"0" check:"min=0" help:"audio seconds a sign-up gets on the Business plan once its address is confirmed by e-mail; 0: the sign-up plan and seconds above"`
+	// TrialUnconfirmed gives the trial at sign-up, unconfirmed: for a
+	// laptop or a demo only, since sign-ups are cheap to repeat.
+	TrialUnconfirmed bool   `env:"HYSCRIBE_TRIAL_UNCONFIRMED" default:"false" help:"give HYSCRIBE_TRIAL_SECONDS at sign-up without confirming the address (laptops and demos only: anyone can farm trials)"`
+	SMTPURL          string `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string        `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`

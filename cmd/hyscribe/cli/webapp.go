@@ -43,7 +43,8 @@ func (s *Service) webApp(workCtx context.Context, uc app.Application, clock port
 	secure := cfg.CookieSecure == "true" || (cfg.CookieSecure == "auto" && strings.HasPrefix(strings.ToLower(s.publicURL), "https://"))
 	return web.New(web.Config{SecureCookies: secure, CreateLimit: cfg.CreateRateLimit, SignUp: cfg.SignUp, Location: loc, PublicURL: s.publicURL,
 		MaxUploadBytes: cfg.MaxUploadBytes, HeadBytes: mp3.HeadBytes, UploadOrigin: uploadOrigin,
-		TrialSeconds: cfg.TrialSeconds}, web.Deps{
+		TrialSeconds: offeredTrial(cfg.TrialSeconds, cfg.TrialUnconfirmed, uc.Commands.ConfirmTrial),
+		TrialByEmail: !cfg.TrialUnconfirmed}, web.Deps{
 		App:        uc,
 		Logger:     s.log,
 		CheckAudio: mp3.CheckHead,
@@ -65,4 +66,14 @@ func (s *Service) openReports(ctx context.Context) ports.ChecklistAnalytics {
 	}
 	s.reports = ch
 	return ch
+}
+
+// offeredTrial is the trial the sign-up page announces: none when no trial
+// is offered (no e-mail to confirm the address with, nor an unconfirmed
+// trial allowed).
+func offeredTrial(seconds float64, unconfirmed bool, trial *app.Trial) float64 {
+	if !unconfirmed && !trial.Offered() {
+		return 0
+	}
+	return seconds
 }
