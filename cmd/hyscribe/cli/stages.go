@@ -262,7 +262,7 @@ func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
 		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
 	}
 	if err := sink.Migrate(env.ctx); err != nil {
-		_ = sink.Close() // the migration's error is returned
+		sink.Close()
 		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
 	}
 	rows := env.reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
