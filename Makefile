@@ -42,17 +42,60 @@ export HYSCRIBE_TEST_NPM
 # The oldest Go the client module claims (client/go.mod), fetched from the
 # module proxy by .ci/deps.sh.
 GO_OLDEST ?= $(shell $(GO) env GOMODCACHE)/golang.org/toolchain@v0.0.1-go1.22.12.$(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)/bin/go
-# Where the browser tests save their screenshots (look at them).
-HYSCRIBE_SCREENSHOTS ?= $(CURDIR)/.artifacts/screenshots
+# The browser tests' screenshots go to a temporary directory removed after each test; to keep
+# them and look at them: make test HYSCRIBE_SCREENSHOTS=$(CURDIR)/.artifacts/screenshots
+ifdef HYSCRIBE_SCREENSHOTS
 export HYSCRIBE_SCREENSHOTS
+endif
 
-.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down
+.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down engine
+
+# Where `make run` builds the binary it runs (ignored by git, kept between runs
+# so only the first build is slow).
+RUN_BIN := .cache/bin/hyscribe
 
 ## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
 run:
-	HYSCRIBE_WEBHOOK_ALLOW_PRIVATE=$${HYSCRIBE_WEBHOOK_ALLOW_PRIVATE:-true} \
+	@echo "make run: building $(RUN_BIN) (the first build compiles every dependency and takes a few minutes; later ones seconds)..."
+	@$(GO) build -o $(RUN_BIN) ./cmd/hyscribe
+	@echo "make run: starting hyscribe serve on http://$${HYSCRIBE_HTTP_ADDR:-127.0.0.1:8080}, data in $${HYSCRIBE_DATA_DIR:-$(DATA)} (Ctrl-C stops it)"
+	@[ -n "$$HYSCRIBE_ASR_URL" ] || echo "make run: HYSCRIBE_ASR_URL is not set: every job will end failed (no speech engine configured). Run 'make engine' and export what it prints, then 'make run' again (README, Quick start)."
+	@HYSCRIBE_WEBHOOK_ALLOW_PRIVATE=$${HYSCRIBE_WEBHOOK_ALLOW_PRIVATE:-true} \
 	HYSCRIBE_DATA_DIR=$${HYSCRIBE_DATA_DIR:-$(DATA)} \
-	$(GO) run ./cmd/hyscribe serve
+	$(RUN_BIN) serve
+
+# The speech engine `make engine` starts: speaches (deploy/compose.yaml), on
+# the host's ENGINE_PORT, with ENGINE_MODEL: a small model, quick on a
+# laptop's CPU; large-v3 (what deploy/ runs) transcribes Armenian better and
+# is several times slower on a CPU: make engine ENGINE_MODEL=Systran/faster-whisper-large-v3
+ENGINE_MODEL ?= Systran/faster-whisper-small
+ENGINE_PORT ?= 8000
+ENGINE_URL := http://127.0.0.1:$(ENGINE_PORT)
+# compose checks every variable of the file, though speaches reads none of
+# these: placeholders for what `make up` requires (real values win).
+ENGINE_COMPOSE := POSTGRES_PASSWORD=$${POSTGRES_PASSWORD:-unused-by-speaches} CLICKHOUSE_PASSWORD=$${CLICKHOUSE_PASSWORD:-unused-by-speaches} \
+	MINIO_ROOT_USER=$${MINIO_ROOT_USER:-unused-by-speaches} MINIO_ROOT_PASSWORD=$${MINIO_ROOT_PASSWORD:-unused-by-speaches} \
+	HYSCRIBE_UPLOAD_SECRET=$${HYSCRIBE_UPLOAD_SECRET:-unused-by-speaches} \
+	HYSCRIBE_ASR_MODEL=$(ENGINE_MODEL) SPEACHES_PORT=$(ENGINE_PORT) docker compose -f deploy/compose.yaml
+
+## engine: a speech engine for make run: speaches from deploy/compose.yaml on 127.0.0.1:8000 with its model downloaded; needs Docker
+engine:
+	@docker compose version >/dev/null 2>&1 || { \
+		echo "make engine: needs Docker with the compose plugin (docker compose); none here." >&2; \
+		echo "Any engine with the OpenAI POST /v1/audio/transcriptions API works instead, e.g. a whisper.cpp server:" >&2; \
+		echo "  whisper-server -m ggml-large-v3.bin --port 8081" >&2; \
+		echo "  export HYSCRIBE_ASR_URL=http://127.0.0.1:8081 HYSCRIBE_ASR_PROFILE=whispercpp" >&2; \
+		echo "(README, Speech engines, lists the engines and their settings.)" >&2; \
+		exit 1; }
+	@echo "make engine: starting speaches and downloading $(ENGINE_MODEL) into its volume (once; a few minutes for large models)..."
+	$(ENGINE_COMPOSE) up -d --wait speaches
+	@echo "make engine: asking speaches to install $(ENGINE_MODEL) (POST /v1/models/$(ENGINE_MODEL): 200 downloaded, 201 already there)..."
+	curl -fsS -X POST "$(ENGINE_URL)/v1/models/$(ENGINE_MODEL)" >/dev/null
+	@curl -fsS "$(ENGINE_URL)/v1/models/$(ENGINE_MODEL)" >/dev/null || { echo "make engine: speaches does not have $(ENGINE_MODEL) installed (GET /v1/models/$(ENGINE_MODEL))" >&2; exit 1; }
+	@echo
+	@echo "speaches answers at $(ENGINE_URL)/v1 with $(ENGINE_MODEL). In the shell where you run make run:"
+	@echo "  export HYSCRIBE_ASR_URL=$(ENGINE_URL)/v1 HYSCRIBE_ASR_MODEL=$(ENGINE_MODEL) HYSCRIBE_ASR_PROFILE=speaches"
+	@echo "Stop it with: docker compose -f deploy/compose.yaml stop speaches"
 
 ## build: the one binary, ./hyscribe, stamped with its version and commit as the Dockerfile's
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -156,4 +199,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf hyscribe $(DATA)
+	rm -rf hyscribe $(RUN_BIN) $(DATA)

@@ -8,11 +8,14 @@ cd "$(dirname "$0")/.."
 
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 apt_updated=""
+# Every apt-get waits up to 10 minutes for the dpkg and list locks (an
+# unattended upgrade or another install holds them) instead of failing at once.
+apt_get() { $SUDO apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 apt_install() {
   echo "deps: installing $* from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  if [ -z "$apt_updated" ]; then $SUDO apt-get update -qq >/dev/null; apt_updated=1; fi
-  $SUDO apt-get install -y -qq "$@" >/dev/null
+  if [ -z "$apt_updated" ]; then apt_get update -qq >/dev/null; apt_updated=1; fi
+  apt_get install -y -qq "$@" >/dev/null
 }
 
 need_pkgs=()

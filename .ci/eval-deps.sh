@@ -64,7 +64,7 @@ if ((${#need_pkgs[@]})); then
   echo "eval-deps: installing ${need_pkgs[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_pkgs[@]}" >/dev/null
 fi
 go mod download

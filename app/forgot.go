@@ -22,7 +22,11 @@ const (
 )
 
 // ForgotPassword e-mails a one-time reset link to the person with an
-// address (a renewed invitation to one who never accepted theirs).
+// address. An address with only invitations gets a neutral letter
+// (Letters.NoPassword) and no invitation is renewed: the newest pending
+// invitation of any account would otherwise be renewed, so a stranger who
+// invited the address could put its organisation's name into that
+// person's recovery letter. An invitation is renewed by whoever sent it.
 type ForgotPassword struct {
 	users    ports.UserStore
 	accounts ports.AccountStore
@@ -70,10 +74,17 @@ func (uc *ForgotPassword) Handle(ctx context.Context, letters *Letters, email, c
 }
 
 func (uc *ForgotPassword) mailReset(ctx context.Context, letters *Letters, email, lang string) error {
-	if _, err := uc.users.FindUser(ctx, ports.UserKey{Email: email}); errors.Is(err, domain.ErrNotFound) {
+	found, err := uc.users.FindUser(ctx, ports.UserKey{Email: email})
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
 		return nil // nobody: nothing to send, and nothing to say
-	} else if err != nil {
+	case err != nil:
 		return fmt.Errorf("forgot password: %w", err)
+	case found.Invited(): // a person comes first: only invitations have this address
+		if found.Lang != "" {
+			lang = found.Lang
+		}
+		return letters.NoPassword(ctx, email, lang)
 	}
 	// Any account's person (account ""), so no team list is needed.
 	u, token, invited, err := issueResetLink(ctx, uc.users, nil, uc.clock, "", email)

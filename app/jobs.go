@@ -155,7 +155,7 @@ type ReceiveUpload struct {
 	maxBytes int64
 }
 
-// DefaultMaxUploadBytes is DESIGN §2's upload size limit.
+// DefaultMaxUploadBytes is the upload size limit (docs/decisions.md, Upload).
 const DefaultMaxUploadBytes = 512 << 20
 
 // NewReceiveUpload builds the use case.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/app/apptest"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -37,15 +38,9 @@ func TestSweeperRemovesLeftoversEveryRound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for l.count() < 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	eventually.True(t, 10*time.Second, "leftovers removed in two sweeps", func() bool { return l.count() >= 2 })
 	cancel()
 	<-done
-	if l.count() < 2 {
-		t.Fatalf("leftovers removed in %d sweeps within 10 s, want every sweep", l.count())
-	}
 	if age := time.Since(l.calls[0]); age < 10*time.Minute || age > 11*time.Minute {
 		t.Fatalf("leftovers older than %s removed, want LeftoverAge (10 min)", age)
 	}

@@ -65,6 +65,12 @@ func (l *Letters) Reset(ctx context.Context, u domain.User, org, token string, i
 	return l.send(ctx, u.Email, u.Lang, "reset", org, l.base+ResetPath(token, false), "")
 }
 
+// NoPassword tells the address asking to reset a password that it has
+// none, only invitations: it names no organisation and renews nothing.
+func (l *Letters) NoPassword(ctx context.Context, to, lang string) error {
+	return l.send(ctx, to, lang, "nopassword", "", "", "")
+}
+
 // LowBalance tells every owner of the account (who has accepted their
 // invitation) how many seconds remain. Each owner is tried; the first
 // failure is returned.
@@ -97,7 +103,9 @@ func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...strin
 	}
 	lang = letterLang(lang)
 	t := letterTexts[lang][kind]
-	fill := strings.NewReplacer("{org}", args[0], "{link}", args[1], "{left}", args[2])
+	// A name stored before names were checked (domain.OrgName) is still
+	// put on one line: it must not write lines of its own into the letter.
+	fill := strings.NewReplacer("{org}", domain.OneLine(args[0]), "{link}", args[1], "{left}", args[2])
 	m := ports.Mail{To: to, Subject: fill.Replace(t[0]), Text: fill.Replace(t[1]), Lang: lang}
 	if err := l.mailer.Send(ctx, m); err != nil {
 		l.log.Warn("e-mail not sent", "kind", kind, "err", err)
@@ -128,6 +136,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է փոխել ձեր գաղտնաբառը hyscribe-ում ({org})։\n\n" +
 				"Նոր գաղտնաբառ ընտրելու համար բացեք հղումը (գործում է 24 ժամ, մեկ անգամ).\n{link}\n\n" +
 				"Եթե դա դուք չէիք, անտեսեք այս նամակը․ ձեր գաղտնաբառը չի փոխվի։\n"},
+		"nopassword": {"Գաղտնաբառի վերականգնում — hyscribe",
+			"Ինչ-որ մեկը (հավանաբար դուք) խնդրել է վերականգնել այս հասցեի գաղտնաբառը hyscribe-ում, բայց այն դեռ գաղտնաբառ չունի՝ միայն հրավիրված է։\n\n" +
+				"Միանալու համար բացեք ստացած հրավերի նամակը (գործում է 7 օր) կամ խնդրեք ձեզ հրավիրողին այն նորից ուղարկել։\n\n" +
+				"Եթե դա դուք չէիք, անտեսեք այս նամակը։\n"},
 		"lowbalance": {"hyscribe. մնացել է {left} — {org}",
 			"{org} հաշվին մնացել է {left} ձայնագրության ժամանակ։ Երբ այն սպառվի, նոր ձայնագրությունները կմերժվեն։\n\n" +
 				"Օգտագործումը և մնացորդը՝\n{link}\n\nՄնացորդը համալրելու համար դիմեք ծառայության օպերատորին։\n"},
@@ -141,6 +153,10 @@ var letterTexts = map[string]map[string][2]string{
 			"Someone (probably you) asked to change your hyscribe password ({org}).\n\n" +
 				"Open this link to choose a new one (it works once, for 24 hours):\n{link}\n\n" +
 				"If it was not you, ignore this e-mail: your password stays as it is.\n"},
+		"nopassword": {"Password reset — hyscribe",
+			"Someone (probably you) asked to reset the hyscribe password of this address, but it has no password yet: it has only been invited.\n\n" +
+				"To join, open the invitation letter you received (it works for 7 days), or ask whoever invited you to send it again.\n\n" +
+				"If it was not you, ignore this e-mail.\n"},
 		"lowbalance": {"hyscribe: {left} left — {org}",
 			"{org} has {left} of audio left. Once it runs out, new recordings are refused.\n\n" +
 				"Usage and balance:\n{link}\n\nAsk your service operator to add seconds.\n"},

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -107,12 +106,9 @@ func (uc *SignUp) Handle(ctx context.Context, req SignUpRequest) (SignedIn, erro
 	if err := uc.limit.Allow(ctx, scopeSignUpIP, req.ClientIP, SignUpPerIP); err != nil {
 		return SignedIn{}, err
 	}
-	name := strings.TrimSpace(req.AccountName)
-	if name == "" {
-		return SignedIn{}, domain.Invalid("invalid_name", "organisation name is required")
-	}
-	if utf8.RuneCountInString(name) > 200 { // characters, as the form says: 200 Armenian letters too
-		return SignedIn{}, domain.Invalid("invalid_name", "organisation name must be at most 200 characters")
+	name, err := domain.OrgName(req.AccountName)
+	if err != nil {
+		return SignedIn{}, err
 	}
 	email, err := domain.NormalizeEmail(req.Email)
 	if err != nil {

@@ -44,7 +44,7 @@ func NewAllowCreate(limit *RateLimit) *AllowCreate {
 
 // Handle runs the use case (AllowCreate) for the person (a user ID):
 // domain.ErrRateLimited past limit this minute, the API's
-// createTranscription limit per key (DESIGN §2), so the form is no way
+// createTranscription limit per key (docs/decisions.md, API), so the form is no way
 // around it.
 func (uc *AllowCreate) Handle(ctx context.Context, userID string, limit int) error {
 	return uc.limit.Allow(ctx, scopeWebCreate, userID, limit)

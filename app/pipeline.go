@@ -2,7 +2,7 @@ package app
 
 import "github.com/hyscribe/hyscribe/domain"
 
-// The pipeline stages a worker can run (DESIGN §3), by name: what
+// The pipeline stages a worker can run (docs/architecture.md, Pipeline), by name: what
 // `worker --stages` takes and each consumer group is named after.
 const (
 	// StageUploads learns of uploads from the object store's notifications;
@@ -14,7 +14,7 @@ const (
 	StageNotify     = "notify"
 	StageAnalyze    = "analyze"
 	// StageAnalytics is the ClickHouse sink; it runs only when
-	// CLICKHOUSE_DSN is set (DESIGN §4).
+	// CLICKHOUSE_DSN is set (docs/architecture.md, Operating contract).
 	StageAnalytics = "analytics"
 )
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"strings"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -32,9 +31,9 @@ func NewCreateAccount(accounts ports.AccountStore, clock ports.Clock) *CreateAcc
 // Handle runs the use case (CreateAccount); the key is returned in full
 // this once only.
 func (uc *CreateAccount) Handle(ctx context.Context, name string, plan domain.Plan, seconds float64) (domain.Account, string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return domain.Account{}, "", domain.Invalid("invalid_name", "account name is required")
+	name, err := domain.OrgName(name)
+	if err != nil {
+		return domain.Account{}, "", err
 	}
 	if !plan.Valid() {
 		return domain.Account{}, "", domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", plan)
@@ -66,8 +65,26 @@ func NewCreateAPIKey(accounts ports.AccountStore, clock ports.Clock) *CreateAPIK
 	return &CreateAPIKey{accounts: accounts, clock: clock}
 }
 
-// Handle runs the use case (CreateAPIKey) and returns the key in full, once.
+// Handle runs the use case (CreateAPIKey) and returns the key in full,
+// once. An account with domain.MaxActiveAPIKeys active keys gets a
+// ValidationError (too_many_api_keys): every per-key limit (creates,
+// polls, lists, heavy requests in progress) would otherwise multiply with
+// keys made at will.
 func (uc *CreateAPIKey) Handle(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+	keys, err := uc.accounts.ListAPIKeys(ctx, id)
+	if err != nil {
+		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
+	}
+	active := 0
+	for _, k := range keys {
+		if k.Active() {
+			active++
+		}
+	}
+	if active >= domain.MaxActiveAPIKeys {
+		return "", domain.APIKey{}, domain.Invalid("too_many_api_keys",
+			"the account already has %d active API keys, the most it may have; revoke one it no longer uses first", domain.MaxActiveAPIKeys)
+	}
 	return addAPIKey(ctx, uc.accounts, uc.clock, id)
 }
 
@@ -123,6 +140,13 @@ func updateAccount(ctx context.Context, accounts ports.AccountStore, id domain.A
 			}
 		}
 	}
+	if c.Name != nil {
+		name, err := domain.OrgName(*c.Name)
+		if err != nil {
+			return domain.Account{}, err
+		}
+		c.Name = &name
+	}
 	if c.Plan != nil && !c.Plan.Valid() {
 		return domain.Account{}, domain.Invalid("invalid_plan", "plan must be \"business\" or \"free\", not %q", *c.Plan)
 	}
@@ -172,7 +196,7 @@ func ValidateReceiverURL(raw string) error {
 	return nil
 }
 
-// CreateChecklist saves a checklist definition (DESIGN §4 file format).
+// CreateChecklist saves a checklist definition (the file format of docs/architecture.md, Operating contract).
 type CreateChecklist struct {
 	accounts   ports.AccountStore
 	checklists ports.ChecklistStore

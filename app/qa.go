@@ -16,7 +16,11 @@ import (
 func validateQA(c AccountChanges) error {
 	if c.TimeZone != nil && *c.TimeZone != "" {
 		if _, err := LoadZone(*c.TimeZone); err != nil {
-			return domain.Invalid("invalid_time_zone", "time zone %q is not an IANA zone such as Asia/Yerevan", *c.TimeZone)
+			shown := []rune(*c.TimeZone)
+			if len(shown) > domain.MaxZoneNameLen {
+				shown = append(shown[:domain.MaxZoneNameLen], '…')
+			}
+			return domain.Invalid("invalid_time_zone", "time zone %q is not an IANA zone name such as Asia/Yerevan, spelled as the zone names itself", string(shown))
 		}
 	}
 	if c.AgentChannel != nil && !domain.ValidChannel(*c.AgentChannel) {
@@ -25,13 +29,24 @@ func validateQA(c AccountChanges) error {
 	return nil
 }
 
-// LoadZone loads an IANA time zone by name. "Local" and "" are refused:
-// they would mean the server's zone, not the account's.
+// LoadZone loads an IANA time zone by its one canonical spelling. "Local"
+// and "" are refused: they would mean the server's zone, not the
+// account's. time.LoadLocation reads the zone directory by path, so it
+// also takes "./Asia/Yerevan" and "././Asia/Yerevan"; each such spelling
+// is refused (domain.ZoneNameSyntax), and so is any name the loaded zone
+// does not call itself.
 func LoadZone(name string) (*time.Location, error) {
-	if name == "" || name == "Local" {
-		return nil, fmt.Errorf("no zone %q", name)
+	if name == "Local" || !domain.ZoneNameSyntax(name) {
+		return nil, fmt.Errorf("app.LoadZone: no zone %q", name)
 	}
-	return time.LoadLocation(name)
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("app.LoadZone: %w", err)
+	}
+	if loc.String() != name {
+		return nil, fmt.Errorf("app.LoadZone: %q is not a zone's own name", name)
+	}
+	return loc, nil
 }
 
 // NameSpeakers sets the roles and names of a phone call's speakers

@@ -40,7 +40,7 @@ func (uc *ListTranscriptions) Handle(ctx context.Context, p Principal, r domain.
 	}
 	page := domain.JobPage{Items: make([]domain.JobSummary, 0, len(jobs))}
 	for _, j := range jobs {
-		page.Items = append(page.Items, domain.NewJobSummary(j.ID, j.Status, j.CreatedAt, j.Type, j.Duration, j.Metadata, j.Title, j.Error))
+		page.Items = append(page.Items, domain.NewJobSummary(j.ID, j.Status, j.CreatedAt, j.Type, j.Duration, j.Metadata, j.MetadataOmitted, j.Title, j.Error))
 	}
 	if len(jobs) == r.Limit {
 		last := jobs[len(jobs)-1]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 type publisher struct {
@@ -65,19 +66,11 @@ func TestRelayRunWakesOnCommit(t *testing.T) {
 	go func() { r.Run(ctx); close(done) }()
 	p := w.account(domain.PlanBusiness, 60)
 	w.newJob(p, `{"type":"single_voice"}`)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	eventually.True(t, 5*time.Second, "the relay woken by the commit signal", func() bool {
 		pub.mu.Lock()
-		n := len(pub.got)
-		pub.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("relay did not wake on the commit signal")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer pub.mu.Unlock()
+		return len(pub.got) == 1
+	})
 	cancel()
 	<-done
 }

@@ -104,7 +104,44 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.http.CheckRedirect == nil {
+		hc := *c.http // the caller's client is theirs: this copy follows redirects safely
+		hc.CheckRedirect = keepKeyToSameOrigin
+		c.http = &hc
+	}
 	return c
+}
+
+// keepKeyToSameOrigin follows a redirect (at most 10, as net/http does)
+// but sends the API key only to the origin it was meant for: net/http
+// keeps Authorization for the same host on another port, or from https to
+// plain http, where anyone on the path would read the key. A redirect
+// from https to http is not followed at all; one to another scheme, host
+// or port goes without Authorization.
+func keepKeyToSameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("hyscribe: stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if first.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("hyscribe: refusing a redirect from https to %s (%s)", req.URL.Scheme, req.URL.Redacted())
+	}
+	if req.URL.Scheme != first.Scheme || origin(req.URL) != origin(first) {
+		req.Header.Del("Authorization")
+	}
+	return nil
+}
+
+// origin is u's host and port, the scheme's default port when u has none.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

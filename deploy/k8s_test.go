@@ -252,24 +252,13 @@ func TestKustomizationSurvivesReapply(t *testing.T) {
 // hyscribe reaches MinIO inside the cluster over plain HTTP.
 func TestCustomerFacingURLsAreHTTPS(t *testing.T) {
 	docs, _ := k8sDocs(t)
-	data := map[string]string{}
 	var ingress map[string]any
 	for _, d := range docs {
-		switch {
-		case d["kind"] == "ConfigMap" && dig(d, "metadata", "name") == "hyscribe":
-			for k, v := range d["data"].(map[string]any) {
-				data[k] = v.(string)
-			}
-		case d["kind"] == "Ingress":
+		if d["kind"] == "Ingress" {
 			ingress = d
 		}
 	}
-	// The settings as the processes read them, with the Secret's keys.
-	data["HYSCRIBE_S3_ACCESS_KEY"], data["HYSCRIBE_S3_SECRET_KEY"] = "access", "secret"
-	cfg, err := cli.LoadConfig(func(k string) string { return data[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := productionConfig(t, docs)
 	if !strings.HasPrefix(cfg.PublicURL, "https://") {
 		t.Errorf("HYSCRIBE_PUBLIC_URL %q is not https", cfg.PublicURL)
 	}
@@ -309,5 +298,38 @@ func TestCustomerFacingURLsAreHTTPS(t *testing.T) {
 		if !slices.Contains(tlsHosts, h) || !slices.Contains(ruleHosts, h) {
 			t.Errorf("the Ingress does not serve %s over TLS (tls %v, rules %v)", h, tlsHosts, ruleHosts)
 		}
+	}
+}
+
+// productionConfig is the configuration the ConfigMap gives the processes,
+// with the keys the Secret adds.
+func productionConfig(t *testing.T, docs []map[string]any) cli.Config {
+	t.Helper()
+	data := map[string]string{}
+	for _, d := range docs {
+		if d["kind"] == "ConfigMap" && dig(d, "metadata", "name") == "hyscribe" {
+			for k, v := range d["data"].(map[string]any) {
+				data[k] = v.(string)
+			}
+		}
+	}
+	if len(data) == 0 {
+		t.Fatal("no ConfigMap hyscribe")
+	}
+	data["HYSCRIBE_S3_ACCESS_KEY"], data["HYSCRIBE_S3_SECRET_KEY"] = "access", "secret"
+	cfg, err := cli.LoadConfig(func(k string) string { return data[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// A production deployment on the internet does not let anyone make an
+// account: the ConfigMap closes /app/signup (the service's default, for a
+// trial on one machine, leaves it open).
+func TestProductionClosesSignUp(t *testing.T) {
+	docs, _ := k8sDocs(t)
+	if productionConfig(t, docs).SignUp {
+		t.Error("the ConfigMap leaves HYSCRIBE_SIGNUP true: anyone on the internet may create accounts")
 	}
 }

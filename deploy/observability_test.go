@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // tool is the outside tool the Makefile names in the variable env
@@ -140,6 +142,73 @@ func TestDashboardAndAlertsReadMetricsTheServiceHas(t *testing.T) {
 			if !registered[base] && !runtime {
 				t.Errorf("%s is read by the dashboard or the alerts but registered nowhere", n)
 			}
+		}
+	}
+}
+
+// Every alert has a unit test in which it fires and one in which it does
+// not, and docs/operations.md says what it means and what to do; the
+// alerts an operator of the service needs are among them.
+func TestEveryAlertIsTestedAndExplained(t *testing.T) {
+	var rules struct {
+		Groups []struct {
+			Rules []struct{ Alert string }
+		}
+	}
+	b, err := os.ReadFile("prometheus/alerts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &rules); err != nil {
+		t.Fatal(err)
+	}
+	var tests struct {
+		Tests []struct {
+			AlertRuleTest []struct {
+				Alertname string
+				ExpAlerts []any `yaml:"exp_alerts"`
+			} `yaml:"alert_rule_test"`
+		}
+	}
+	b, err = os.ReadFile("prometheus/alerts_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &tests); err != nil {
+		t.Fatal(err)
+	}
+	fires, quiet := map[string]bool{}, map[string]bool{}
+	for _, tc := range tests.Tests {
+		for _, a := range tc.AlertRuleTest {
+			if len(a.ExpAlerts) > 0 {
+				fires[a.Alertname] = true
+			} else {
+				quiet[a.Alertname] = true
+			}
+		}
+	}
+	docs, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			if r.Alert == "" {
+				continue
+			}
+			have[r.Alert] = true
+			if !fires[r.Alert] || !quiet[r.Alert] {
+				t.Errorf("%s: alerts_test.yaml has a case where it fires: %v, where it does not: %v; want both", r.Alert, fires[r.Alert], quiet[r.Alert])
+			}
+			if !strings.Contains(string(docs), "`"+r.Alert+"`") {
+				t.Errorf("%s is not explained in docs/operations.md", r.Alert)
+			}
+		}
+	}
+	for _, want := range []string{"HyscribeJobFailureRate", "HyscribeAPIErrors", "HyscribeAPILatency", "HyscribeInstanceDown", "HyscribeAnalyticsSinkFailing"} {
+		if !have[want] {
+			t.Errorf("no alert %s", want)
 		}
 	}
 }

@@ -57,7 +57,7 @@ func (a *Account) Reserve(seconds float64) (int64, error) {
 	return ms, nil
 }
 
-// AnalysisReceiver is where analysis_ready goes (DESIGN §2).
+// AnalysisReceiver is where analysis_ready goes (docs/decisions.md, Events to receivers).
 func (a *Account) AnalysisReceiver() string {
 	if a.AnalysisWebhookURL != "" {
 		return a.AnalysisWebhookURL
@@ -95,7 +95,7 @@ func FormatSeconds(s float64) string {
 	return strings.Join(parts, " ")
 }
 
-// APIKeyPrefix starts every API key (DESIGN §2: "hsk_" + 40 base62 chars).
+// APIKeyPrefix starts every API key (docs/decisions.md, API: "hsk_" + 40 base62 chars).
 const APIKeyPrefix = "hsk_"
 
 const apiKeyBodyLen = 40
@@ -110,6 +110,12 @@ type APIKey struct {
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
 }
+
+// MaxActiveAPIKeys is how many unrevoked API keys an account may have:
+// one per integration or environment (production, staging, a CRM, a
+// reporting job…) with room to rotate each, while the per-key limits
+// multiplied by it stay within what one account may take.
+const MaxActiveAPIKeys = 10
 
 // Active reports whether the key may authenticate.
 func (k *APIKey) Active() bool { return k.RevokedAt == nil }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Answers of a checklist question (DESIGN §2 `results`).
+// Answers of a checklist question (docs/decisions.md, Checklists and analysis: `results`).
 const (
 	AnswerYes     = "yes"
 	AnswerNo      = "no"

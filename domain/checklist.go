@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Checklist is an account's QA checklist (spec §2.2, DESIGN §4).
+// Checklist is an account's QA checklist (spec §2.2; docs/architecture.md, Operating contract).
 type Checklist struct {
 	ID        string
 	AccountID AccountID
@@ -28,14 +28,14 @@ type Question struct {
 	Role SpeakerRole `json:"role,omitempty"`
 }
 
-// QuestionResult is one value of analysis_ready's results (DESIGN §2).
+// QuestionResult is one value of analysis_ready's results (docs/decisions.md, Checklists and analysis).
 type QuestionResult struct {
 	Question string     `json:"question"`
 	Answer   string     `json:"answer"` // yes | no | unclear
 	Score    float64    `json:"score"`
 	Evidence []Evidence `json:"evidence"`
 	// Reason says why an answer is "unclear" when the analyser knows
-	// (an additive field beside DESIGN §2's four).
+	// (an additive field beside the four of docs/decisions.md, Checklists and analysis).
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -46,7 +46,7 @@ type Evidence struct {
 	Start   *float64 `json:"start"`
 }
 
-// ChecklistFile is the CLI's checklist file format (DESIGN §4).
+// ChecklistFile is the CLI's checklist file format (docs/architecture.md, Operating contract).
 type ChecklistFile struct {
 	Name      string     `json:"name"`
 	Questions []Question `json:"questions"`

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// MaxCreateBody is the largest createTranscription body accepted (DESIGN §2).
+// MaxCreateBody is the largest createTranscription body accepted (docs/decisions.md, API).
 const MaxCreateBody = 256 << 10
 
 // CreateRequest is a validated createTranscription body (spec §2.2).

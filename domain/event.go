@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The pipeline's Kafka topics, one per stage (DESIGN §3). Records are keyed by
+// The pipeline's Kafka topics, one per stage (docs/architecture.md, Pipeline). Records are keyed by
 // docId so one job's events stay in order.
 const (
 	TopicAudioUploaded        = "hyscribe.audio.uploaded.v1"

@@ -12,7 +12,7 @@ import (
 // ExportFormat is a format of GET /api/exportTranscription.
 type ExportFormat string
 
-// The export formats (DESIGN §2).
+// The export formats (docs/decisions.md, Integrators' kit).
 const (
 	ExportSRT  ExportFormat = "srt"
 	ExportVTT  ExportFormat = "vtt"

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Why a job fails: DESIGN §2's failure causes, each the readable error the
+// Why a job fails: the failure causes of docs/decisions.md, States, each the readable error the
 // customer reads in the job's `error`. Their wording is here and nowhere
 // else; the state machine, the stages, the sweeper and the MP3 adapter build
 // them with these. The errors are permanent: a stage fails the job with them

@@ -15,7 +15,7 @@ type AccountID string
 // Status is the spec's job status (§3).
 type Status string
 
-// The spec's five states. Order of the non-terminal ones is DESIGN §2's.
+// The spec's five states. Order of the non-terminal ones is docs/decisions.md's (States).
 const (
 	StatusUploading   Status = "uploading"
 	StatusProcessing  Status = "processing"
@@ -45,7 +45,7 @@ const LanguageArmenian = "hy-AM"
 // UploadWindow is how long an upload address stays valid (spec §8).
 const UploadWindow = time.Hour
 
-// MaxDuration is the longest recording accepted by default (DESIGN §2).
+// MaxDuration is the longest recording accepted by default (docs/decisions.md, States).
 const MaxDuration = 4 * time.Hour
 
 // Job is one transcription job and everything known about it.
@@ -150,8 +150,7 @@ func (j *Job) AwaitsEnrichment() bool { return j.Status == StatusConverting && j
 // segments, title, summary, language) may leave the pipeline: to a page, a
 // search, an export or an event. Only a transcribed job's may: the
 // transcript is stored at recognition, while the job is still converting,
-// so that nothing of it is seen until the whole job is done (DESIGN §2
-// "what is charged").
+// so that nothing of it is seen until the whole job is done (docs/decisions.md, Transcripts).
 func (j *Job) TranscriptShown() bool { return j.Status == StatusTranscribed }
 
 // Shown returns the job as people, searches and exports may see it: before

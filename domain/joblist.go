@@ -52,9 +52,23 @@ func (c ListCursor) Listed(created time.Time, id DocID) bool {
 	return ms < cms || ms == cms && id < c.ID
 }
 
-// ParseListCursor reads a cursor given by a client.
+// maxCursorMillis is the latest creation time a cursor may name: the end
+// of year 9999, the last one both stores hold (Postgres refuses later
+// timestamps with an error, which a client's cursor must never cause).
+const maxCursorMillis = 253402300799999
+
+// ParseListCursor reads a cursor given by a client. Every field is
+// checked for its syntax, not only the length: a cursor reaches the
+// store's query, and NUL or invalid UTF-8 there is an error of the
+// store (a 500) instead of the client's 400. The milliseconds are decimal
+// digits from 0 to maxCursorMillis, the docId is 1 to 64 of the URL-safe
+// characters docIds are made of, and the cursor must be exactly the one
+// String gives for them.
 func ParseListCursor(s string) (ListCursor, error) {
 	bad := Invalid("invalid_cursor", "cursor is not one this service gave: pass nextCursor of the previous page unchanged")
+	if len(s) > 128 {
+		return ListCursor{}, bad
+	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return ListCursor{}, bad
@@ -64,11 +78,34 @@ func ParseListCursor(s string) (ListCursor, error) {
 		return ListCursor{}, bad
 	}
 	msText, id, ok := strings.Cut(rest, ":")
-	ms, err := strconv.ParseInt(msText, 10, 64)
-	if !ok || err != nil || id == "" || len(id) > 64 {
+	if !ok || msText == "" || len(msText) > 15 || strings.Trim(msText, "0123456789") != "" || !docIDSyntax(id) {
 		return ListCursor{}, bad
 	}
-	return ListCursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: DocID(id)}, nil
+	ms, err := strconv.ParseInt(msText, 10, 64)
+	if err != nil || ms > maxCursorMillis {
+		return ListCursor{}, bad
+	}
+	c := ListCursor{CreatedAt: time.UnixMilli(ms).UTC(), ID: DocID(id)}
+	if c.String() != s {
+		return ListCursor{}, bad
+	}
+	return c, nil
+}
+
+// docIDSyntax reports whether id is made of what docIds are made of: 1
+// to 64 characters of the base64url alphabet.
+func docIDSyntax(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch b := id[i]; {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '-', b == '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ListRequest is GET /api/listTranscriptions's query.
@@ -126,6 +163,15 @@ func ParseListRequest(status, since, until, limit, cursor string) (ListRequest, 
 	return r, nil
 }
 
+// MaxListedMetadataBytes is the largest metadata a listed job carries.
+// A page of MaxListLimit jobs then holds at most ~400 KiB of metadata,
+// instead of 100 × 256 KiB built in memory per request (16 such pages at
+// once took the API past its 512 MiB). 4 KiB holds what integrations put
+// there to match a job — CRM, call and order ids, a phone number, an
+// agent — many times over; a job with more is listed with metadata {}
+// and metadataOmitted true, and getTranscription returns all of it.
+const MaxListedMetadataBytes = 4096
+
 // JobSummary is one item of GET /api/listTranscriptions: the job's
 // always-present fields (as in PollView), its title once transcribed and
 // its error once failed. The transcript itself is fetched with
@@ -138,17 +184,24 @@ type JobSummary struct {
 	Type      *JobType        `json:"type"`
 	Duration  *float64        `json:"duration"`
 	Metadata  json.RawMessage `json:"metadata"`
-	Title     *string         `json:"title,omitempty"`
-	Error     *string         `json:"error,omitempty"`
+	// MetadataOmitted says the job's metadata is over
+	// MaxListedMetadataBytes and was left out ({}) of the list.
+	MetadataOmitted bool    `json:"metadataOmitted,omitempty"`
+	Title           *string `json:"title,omitempty"`
+	Error           *string `json:"error,omitempty"`
 }
 
-// NewJobSummary is the list item of a job with these fields.
-func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, duration *float64, metadata json.RawMessage, title, errText string) JobSummary {
+// NewJobSummary is the list item of a job with these fields; omitted
+// says the store left out its metadata (over MaxListedMetadataBytes).
+func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, duration *float64, metadata json.RawMessage, omitted bool, title, errText string) JobSummary {
 	c := FormatTime(created)
+	if omitted || len(metadata) > MaxListedMetadataBytes {
+		metadata, omitted = nil, true
+	}
 	if len(metadata) == 0 {
 		metadata = json.RawMessage(`{}`)
 	}
-	s := JobSummary{DocID: id, Status: status, CreatedAt: &c, Type: &typ, Duration: duration, Metadata: metadata}
+	s := JobSummary{DocID: id, Status: status, CreatedAt: &c, Type: &typ, Duration: duration, Metadata: metadata, MetadataOmitted: omitted}
 	switch status {
 	case StatusTranscribed:
 		s.Title = &title

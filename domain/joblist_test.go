@@ -1,10 +1,12 @@
 package domain
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestListCursorRoundTripAndOrder(t *testing.T) {
@@ -34,6 +36,60 @@ func TestListCursorRoundTripAndOrder(t *testing.T) {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
 	}
+}
+
+// TestParseListCursorRefusesWhatTheStoreCannotHold: a cursor whose
+// fields are not the syntax this service writes — NUL, invalid UTF-8,
+// characters no docId has, a sign, a time past what the stores hold, a
+// non-canonical encoding — is a validation error, never a cursor.
+func TestParseListCursorRefusesWhatTheStoreCannotHold(t *testing.T) {
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	for name, raw := range map[string]string{
+		"NUL in the docId":        "c1:123:a\x00b",
+		"invalid UTF-8":           "c1:123:\xff\xfe",
+		"a dot in the docId":      "c1:123:a.b",
+		"a space in the docId":    "c1:123:a b",
+		"a second colon":          "c1:123:a:b",
+		"a 65-character docId":    "c1:123:" + strings.Repeat("a", 65),
+		"a plus sign":             "c1:+123:a",
+		"a minus sign":            "c1:-123:a",
+		"no milliseconds":         "c1::a",
+		"after the year 9999":     "c1:253402300800000:a",
+		"milliseconds overflow":   "c1:99999999999999999999:a",
+		"NUL in the milliseconds": "c1:1\x0023:a",
+	} {
+		if _, err := ParseListCursor(enc(raw)); !errors.Is(err, ErrValidation) {
+			t.Errorf("%s (%q): %v, want a validation error", name, raw, err)
+		}
+	}
+	// Padded base64 decodes to the same bytes but is not what String gives.
+	if _, err := ParseListCursor(base64.URLEncoding.EncodeToString([]byte("c1:1:ab"))); !errors.Is(err, ErrValidation) {
+		t.Errorf("padded cursor accepted: %v", err)
+	}
+	if c, err := ParseListCursor(enc("c1:253402300799999:Az09-_")); err != nil || c.ID != "Az09-_" {
+		t.Errorf("the latest valid cursor: %+v %v", c, err)
+	}
+}
+
+// FuzzParseListCursor: whatever a client sends, a cursor that parses is
+// one String writes back byte for byte, with a docId of the URL-safe
+// alphabet (so nothing the store cannot hold reaches its query).
+func FuzzParseListCursor(f *testing.F) {
+	f.Add(CursorAfter(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), "Zq3-_x").String())
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("c1:1:a\x00")))
+	f.Add("YzE6MTIzOg")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseListCursor(s)
+		if err != nil {
+			if !errors.Is(err, ErrValidation) {
+				t.Fatalf("%q: %v is not a validation error", s, err)
+			}
+			return
+		}
+		if c.String() != s || !utf8.ValidString(string(c.ID)) || strings.ContainsRune(string(c.ID), 0) {
+			t.Fatalf("%q parsed to %+v, which writes %q", s, c, c.String())
+		}
+	})
 }
 
 func TestParseListRequest(t *testing.T) {

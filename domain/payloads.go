@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Event types sent to customers' receivers (spec §6, DESIGN §2).
+// Event types sent to customers' receivers (spec §6; docs/decisions.md, Events to receivers).
 const (
 	EventTranscriptReady  = "transcript_ready"
 	EventAnalysisReady    = "analysis_ready"
@@ -37,7 +37,7 @@ type AnalysisReadyPayload struct {
 	Link          string                    `json:"link"`
 }
 
-// TranscriptFailedPayload is DESIGN §2's opt-in failure event.
+// TranscriptFailedPayload is the opt-in failure event.
 type TranscriptFailedPayload struct {
 	EventType string          `json:"event_type"`
 	Secret    string          `json:"secret"`
@@ -47,7 +47,7 @@ type TranscriptFailedPayload struct {
 	Link      string          `json:"link"`
 }
 
-// RecordingLink is the web application's page of a recording (DESIGN §2).
+// RecordingLink is the web application's page of a recording (docs/decisions.md, Events to receivers).
 func RecordingLink(publicURL string, id DocID) string {
 	return strings.TrimRight(publicURL, "/") + "/app/recordings/" + string(id)
 }

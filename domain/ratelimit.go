@@ -8,7 +8,7 @@ import (
 // PollRateLimit is the spec's limit on GET /api/getTranscription (§8).
 const PollRateLimit = 60
 
-// DefaultCreateRateLimit is DESIGN §2's per-key limit on createTranscription.
+// DefaultCreateRateLimit is the per-key limit on createTranscription (docs/decisions.md, API).
 const DefaultCreateRateLimit = 600
 
 // RateWindow is the fixed wall-clock minute containing now: the counter resets

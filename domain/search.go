@@ -83,15 +83,53 @@ func foldedSpan(text, fq string) (start, end int, ok bool) {
 }
 
 // SearchText is the folded text a search of a job's history reads: the
-// title, the transcription and the metadata's values (a CRM id such as
-// B-77), one per line. Metadata keys are left out: they are the same in
+// title, the transcription and the metadata's values a search is for
+// (SearchMetadataValues: a CRM id such as B-77), one per line. Metadata keys are left out: they are the same in
 // every job of an integration and would match everything.
 func SearchText(title, transcription string, metadata json.RawMessage) string {
 	parts := []string{title, transcription}
-	if vals := MetadataValues(metadata); len(vals) > 0 {
+	if vals := SearchMetadataValues(metadata); len(vals) > 0 {
 		parts = append(parts, strings.Join(vals, "\n"))
 	}
 	return FoldSearch(strings.Join(parts, "\n"))
+}
+
+// What of a job's metadata is searched. Metadata is the customer's (up to
+// MaxMetadataBytes) and may hold anything; a search looks in it for what
+// people type: CRM and order ids, phone numbers, a customer's name, all far
+// shorter than MaxSearchValueBytes. Each value is a row of the stores'
+// trigram index per three bytes, so 253 KiB of random values cost about a
+// CPU-second of indexing on SQLite and stalled every account's writes
+// meanwhile; bounded, a create indexes at most MaxSearchMetadataBytes of
+// metadata (about 4,000 trigrams) whatever it sends.
+const (
+	// MaxSearchValueBytes is the longest value searched; longer ones
+	// (notes, encoded blobs) are left out whole rather than cut into a
+	// prefix nobody would type.
+	MaxSearchValueBytes = 256
+	// MaxSearchMetadataBytes is the most of a job's metadata values
+	// searched, in key order, separators included: 16 values of the
+	// longest kind, or some 200 ids.
+	MaxSearchMetadataBytes = 4096
+)
+
+// SearchMetadataValues are the values of MetadataValues a search looks
+// in: each at most MaxSearchValueBytes, taken in order while they fit in
+// MaxSearchMetadataBytes with a separator each.
+func SearchMetadataValues(metadata json.RawMessage) []string {
+	var out []string
+	total := 0
+	for _, v := range MetadataValues(metadata) {
+		if len(v) > MaxSearchValueBytes {
+			continue
+		}
+		if total+len(v)+1 > MaxSearchMetadataBytes {
+			break
+		}
+		total += len(v) + 1
+		out = append(out, v)
+	}
+	return out
 }
 
 // MetadataValues lists the strings, numbers and booleans of a metadata

@@ -161,7 +161,7 @@ func (w *world) noEventOfType(eventType string, seconds int) error {
 	if err != nil {
 		return err
 	}
-	time.Sleep(time.Duration(seconds) * time.Second)
+	time.Sleep(time.Duration(seconds) * time.Second) // the scenario's "within N seconds" is a wall-clock promise to a receiver
 	if a.receiver != nil {
 		if got := eventsOfType(a.receiver, j.docID, eventType); len(got) > 0 {
 			return fmt.Errorf("my receiver got %d %q events about the job: %s", len(got), eventType, clip(got[0].body))

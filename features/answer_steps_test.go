@@ -70,7 +70,7 @@ func (w *world) secondsLeftInMinute(n int) error {
 	now := time.Now()
 	next := now.Truncate(time.Minute).Add(time.Minute)
 	if next.Sub(now) < time.Duration(n)*time.Second {
-		time.Sleep(time.Until(next) + 200*time.Millisecond)
+		time.Sleep(time.Until(next) + 200*time.Millisecond) // the limit counts wall-clock minutes of the running service
 	}
 	return nil
 }
@@ -162,6 +162,6 @@ func (w *world) waitRetryAfter() error {
 	if err != nil {
 		return fmt.Errorf("Retry-After %q is not a whole number of seconds", r.header.Get("Retry-After"))
 	}
-	time.Sleep(time.Until(r.recvd.Add(time.Duration(secs) * time.Second)))
+	time.Sleep(time.Until(r.recvd.Add(time.Duration(secs) * time.Second))) // as a client obeying Retry-After does
 	return nil
 }

@@ -181,7 +181,10 @@ type ListedJob struct {
 	Error       string
 	Filename    string // the uploaded file's name, "" from the API
 	Metadata    json.RawMessage
-	Duration    *float64 // the recording's seconds (Job.Duration), nil until processed
+	// MetadataOmitted says the job's metadata is over
+	// domain.MaxListedMetadataBytes: Metadata is nil, never read whole.
+	MetadataOmitted bool
+	Duration        *float64 // the recording's seconds (Job.Duration), nil until processed
 	// Excerpt is, with a Search, a prefix of the transcription from which
 	// domain.FindSnippet(…, Search, domain.SnippetRadius) reads what it
 	// reads from the whole: at least domain.SearchExcerpt of it, and,

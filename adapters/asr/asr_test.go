@@ -24,6 +24,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/asr"
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -469,13 +470,9 @@ func TestRecognizeClosesEveryFileItOpens(t *testing.T) {
 			defer cancel()
 			var c counted
 			newClient(t, e.URL()).Recognize(ctx, c.file(big))
-			deadline := time.Now().Add(5 * time.Second)
-			for c.closes.Load() != c.opens.Load() && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if c.opens.Load() == 0 || c.closes.Load() != c.opens.Load() {
-				t.Errorf("opened %d times, closed %d", c.opens.Load(), c.closes.Load())
-			}
+			eventually.Holds(t, 5*time.Second, "the audio opened and every opening closed", func() (bool, string) {
+				return c.opens.Load() > 0 && c.closes.Load() == c.opens.Load(), fmt.Sprintf("opened %d times, closed %d", c.opens.Load(), c.closes.Load())
+			})
 		})
 	}
 }

@@ -46,6 +46,9 @@ type Scheduler struct {
 	leasing  bool                           // a goroutine is taking a lease for the next grant
 	seen     map[domain.AccountID]time.Time // when each account last asked or gave back
 	wakeAt   time.Time                      // a dispatch is due then (a held-back slot's end)
+	// stopLease cancels the leasing goroutine's wait for a lease, when no request
+	// is left to take one for; nil when none runs or it was stopped.
+	stopLease context.CancelFunc
 
 	// Busy accounting (see Stats).
 	last          time.Time
@@ -147,6 +150,10 @@ func (s *Scheduler) Acquire(ctx context.Context, account domain.AccountID, job d
 		a.waiting--
 		s.waiting--
 		s.forget(account, job)
+		if s.waiting == 0 && s.stopLease != nil {
+			s.stopLease() // nobody left to take a lease for
+			s.stopLease = nil
+		}
 		s.mu.Unlock()
 	}
 	return nil, ctx.Err()
@@ -199,27 +206,42 @@ func (s *Scheduler) dispatch() {
 		}
 		if !s.leasing {
 			s.leasing = true
-			go s.lease()
+			ctx, cancel := context.WithCancel(context.Background())
+			s.stopLease = cancel
+			go s.lease(ctx, cancel)
 		}
 		return
 	}
 }
 
 // lease takes a lease of the shared engine for the next grant, trying again
-// while other processes hold every slot, and grants it to whoever is next
-// when it is taken.
-func (s *Scheduler) lease() {
+// every leaseRetry while other processes hold every slot, and grants it to
+// whoever is next when it is taken. ctx ends when the last waiting request
+// gave up: the wait between tries, or a try in flight, stops at once.
+func (s *Scheduler) lease(ctx context.Context, cancel context.CancelFunc) {
+	defer cancel()
+	retry := time.NewTimer(leaseRetry)
+	defer retry.Stop()
 	for {
 		s.mu.Lock()
-		if s.waiting == 0 || s.inFlight >= s.slots {
+		if s.waiting == 0 || s.inFlight >= s.slots || ctx.Err() != nil {
 			s.leasing = false
+			if ctx.Err() != nil {
+				// A request may have come after the stop: a new
+				// goroutine takes the lease for it.
+				s.dispatch()
+			}
 			s.mu.Unlock()
 			return
 		}
 		s.mu.Unlock()
-		release, ok, err := s.leases.TryAcquire(context.Background())
+		release, ok, err := s.leases.TryAcquire(ctx)
 		if err != nil || !ok {
-			time.Sleep(leaseRetry)
+			retry.Reset(leaseRetry)
+			select {
+			case <-retry.C:
+			case <-ctx.Done():
+			}
 			continue
 		}
 		s.mu.Lock()

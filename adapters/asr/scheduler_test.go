@@ -310,6 +310,53 @@ func TestSchedulersShareTheEnginesSlotsThroughLeases(t *testing.T) {
 	})
 }
 
+// A request that gives up while every shared slot is taken by other
+// processes stops the scheduler's lease tries at once: no time passes
+// before its goroutine is gone (the wait between tries is cancelled, not
+// slept out), and a request that comes later is served by a new one.
+func TestSchedulerStopsTryingForALeaseWhenNobodyWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pool := &poolLeases{free: 0} // other processes hold every slot
+		s := NewScheduler(2, pool, 0)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() {
+			_, err := s.Acquire(ctx, "a", "j1", 10)
+			done <- err
+		}()
+		time.Sleep(leaseRetry * 3 / 2) // a try, a wait, a second try, a wait
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Acquire: %v, want context.Canceled", err)
+		}
+		start := time.Now()
+		synctest.Wait()
+		s.mu.Lock()
+		leasing := s.leasing
+		s.mu.Unlock()
+		if leasing || time.Since(start) != 0 {
+			t.Fatalf("lease goroutine still running (leasing %v) %v after the last request gave up", leasing, time.Since(start))
+		}
+
+		// A new request is served once a slot frees.
+		got := make(chan error)
+		go func() {
+			rel, err := s.Acquire(context.Background(), "b", "j2", 10)
+			if err == nil {
+				rel()
+			}
+			got <- err
+		}()
+		time.Sleep(leaseRetry)
+		pool.mu.Lock()
+		pool.free = 1
+		pool.mu.Unlock()
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // A slot held back for an account that was active ends ReserveFor after
 // it was last seen: then its neighbour gets every slot again.
 func TestSchedulerHoldsASlotBackOnlyForAWhile(t *testing.T) {

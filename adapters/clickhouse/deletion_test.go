@@ -2,10 +2,12 @@ package clickhouse_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 func TestJobDeletedDropsItsRows(t *testing.T) {
@@ -32,13 +34,10 @@ func TestJobDeletedDropsItsRows(t *testing.T) {
 		return n
 	}
 	// The drop is a mutation that completes in the background.
-	deadline := time.Now().Add(30 * time.Second)
-	for rowsOf("doc-gone") != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rows of the deleted job remain", rowsOf("doc-gone"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually.Holds(t, 30*time.Second, "the deleted job's rows dropped", func() (bool, string) {
+		n := rowsOf("doc-gone")
+		return n == 0, fmt.Sprintf("%d rows remain", n)
+	})
 	if n := rowsOf(string(kept.ID)); n != 2 {
 		t.Fatalf("the other job has %d rows, want 2", n)
 	}

@@ -3,9 +3,9 @@
 // transcript's own sentences, in pure Go, with no model and no network.
 //
 // It is the default when no chat model is configured and the fallback when
-// one fails (DESIGN §3), so it must always answer, quickly and within the
+// one fails (docs/architecture.md, Adapters), so it must always answer, quickly and within the
 // limits: title one line of at most 80 characters, resolution one paragraph
-// of at most 600 (DESIGN §2). It is tuned for Armenian — phone-call speaker
+// of at most 600 (docs/decisions.md, Transcripts). It is tuned for Armenian — phone-call speaker
 // labels, Armenian punctuation, the և ligature, an Armenian stop-word list and
 // a light suffix stripper — and still works on any other language.
 //
@@ -38,7 +38,7 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Limits on the output, in characters (runes), from DESIGN §2.
+// Limits on the output, in characters (runes): docs/decisions.md, Transcripts.
 const (
 	MaxTitleRunes      = 80
 	MaxResolutionRunes = 600

@@ -14,7 +14,7 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// errorBody is every error response (DESIGN §2).
+// errorBody is every error response (docs/decisions.md, API).
 type errorBody struct {
 	Error string `json:"error"`
 	Code  string `json:"code"`

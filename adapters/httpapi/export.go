@@ -4,7 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// exportTranscription is GET /api/exportTranscription (DESIGN §2): the
+// exportTranscription is GET /api/exportTranscription (docs/decisions.md, Integrators' kit): the
 // transcript as srt, vtt, txt or json, once the job is transcribed. It
 // counts against its own per-key counter with the polling limit.
 func (s *server) exportTranscription(c *fiber.Ctx) error {
@@ -16,6 +16,10 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 	if err := s.commands.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
 		return err
 	}
+	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
+		return tooManyHeavy(c, s.cfg.HeavyPerKey)
+	}
+	defer s.heavy.release(string(p.Key.ID))
 	ex, err := s.queries.ExportJob.Handle(ctx, p, c.Query("docId"), c.Query("format"))
 	if err != nil {
 		return err
@@ -25,7 +29,7 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusOK).Send(ex.Body)
 }
 
-// deleteTranscription is POST /api/deleteTranscription (DESIGN §2).
+// deleteTranscription is POST /api/deleteTranscription (docs/decisions.md, Integrators' kit).
 func (s *server) deleteTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/redact"
 	"github.com/hyscribe/hyscribe/app"
@@ -108,7 +109,7 @@ func (s *server) createTranscription(c *fiber.Ctx) error {
 		return err
 	}
 	// Content-Type is not checked: the body is parsed as JSON whatever it
-	// says, and a body that is not JSON is a 400 that says so (DESIGN §2
+	// says, and a body that is not JSON is a 400 that says so (docs/decisions.md, API
 	// has no 415).
 	body, err := readBody(c, domain.MaxCreateBody)
 	if err != nil {
@@ -159,14 +160,14 @@ func (s *server) getTranscription(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusOK).JSON(view)
 }
 
-// uploadAudio is PUT {uploadUrl} (spec §4.2, DESIGN §2): the body is
+// uploadAudio is PUT {uploadUrl} (spec §4.2, docs/decisions.md, Upload): the body is
 // streamed to the blob store, never held in memory.
 func (s *server) uploadAudio(c *fiber.Ctx) error {
 	expires, signature, err := parseUploadQuery(c.Query("expires"), c.Query("signature"))
 	if err != nil {
 		return err
 	}
-	ip := c.IP()
+	ip := forwarded.ClientIP(c)
 	if !s.uploads.acquire(ip, s.cfg.UploadsPerClient) {
 		bodyOf(c).abandon() // answer now and close, rather than wait for the body
 		return tooManyUploads(c, s.cfg.UploadsPerClient)
@@ -222,7 +223,7 @@ func parseUploadQuery(expires, signature string) (time.Time, string, error) {
 	return time.Unix(secs, 0), signature, nil
 }
 
-// healthz is GET /healthz (DESIGN §4): 200 once ready.
+// healthz is GET /healthz (docs/architecture.md, Operating contract): 200 once ready.
 func (s *server) healthz(c *fiber.Ctx) error {
 	if s.deps.Ready != nil && !s.deps.Ready() {
 		return &httpError{status: fiber.StatusServiceUnavailable, code: "not_ready", msg: "the service is starting or stopping and cannot serve yet"}

@@ -6,7 +6,7 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// listTranscriptions is GET /api/listTranscriptions (DESIGN §2,
+// listTranscriptions is GET /api/listTranscriptions (docs/decisions.md, Integrators' kit, part two;
 // reconciliation): the caller's jobs, newest first, in keyset pages. It
 // counts against its own per-key counter.
 func (s *server) listTranscriptions(c *fiber.Ctx) error {
@@ -18,6 +18,10 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	if err := s.commands.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
 		return err
 	}
+	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
+		return tooManyHeavy(c, s.cfg.HeavyPerKey)
+	}
+	defer s.heavy.release(string(p.Key.ID))
 	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), c.Query("cursor"))
 	if err != nil {
 		return err
@@ -29,7 +33,7 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusOK).JSON(page)
 }
 
-// resendEvent is POST /api/resendEvent (DESIGN §2, reconciliation): one
+// resendEvent is POST /api/resendEvent (docs/decisions.md, Integrators' kit, part two): one
 // new attempt of a job's event, with its first webhook-id. It counts
 // against its own per-key counter.
 func (s *server) resendEvent(c *fiber.Ctx) error {

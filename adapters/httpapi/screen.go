@@ -164,14 +164,15 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
-// uploadSlots bounds the uploads one client address has in progress at once.
-type uploadSlots struct {
+// slots bounds the requests of one kind that one client address (uploads)
+// or one API key (lists and exports) has in progress at once.
+type slots struct {
 	mu    sync.Mutex
 	inUse map[string]int
 }
 
 // acquire takes a slot for ip, or reports false when ip has limit already.
-func (u *uploadSlots) acquire(ip string, limit int) bool {
+func (u *slots) acquire(ip string, limit int) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.inUse == nil {
@@ -184,12 +185,20 @@ func (u *uploadSlots) acquire(ip string, limit int) bool {
 	return true
 }
 
-func (u *uploadSlots) release(ip string) {
+func (u *slots) release(ip string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.inUse[ip]--; u.inUse[ip] <= 0 {
 		delete(u.inUse, ip)
 	}
+}
+
+// tooManyHeavy refuses a list or export while the key has limit of them
+// in progress.
+func tooManyHeavy(c *fiber.Ctx, limit int) error {
+	c.Set(fiber.HeaderRetryAfter, "1")
+	return &httpError{status: fiber.StatusTooManyRequests, code: "too_many_in_progress",
+		msg: fmt.Sprintf("this API key already has %d listTranscriptions or exportTranscription requests in progress; wait for one to finish", limit)}
 }
 
 func tooManyUploads(c *fiber.Ctx, limit int) error {

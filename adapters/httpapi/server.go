@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
@@ -50,6 +51,17 @@ type Config struct {
 	UploadRateWindow time.Duration
 	UploadsPerClient int
 
+	// HeavyPerKey bounds the listTranscriptions and exportTranscription
+	// requests one API key has in progress at once in this process
+	// (default 4): each builds an answer of up to a few hundred KiB, and a
+	// key's further ones wait for a 429 instead of multiplying that.
+	HeavyPerKey int
+
+	// TrustedProxies are the proxies (HYSCRIBE_TRUSTED_PROXIES) whose
+	// X-Forwarded-For names the client every per-address limit counts, on
+	// this server and the web application under it; none: the peer.
+	TrustedProxies forwarded.Proxies
+
 	// PublicURL is the service's address (HYSCRIBE_PUBLIC_URL), named as
 	// the server of the OpenAPI document served; "" keeps the document's
 	// own.
@@ -81,6 +93,9 @@ func (c Config) withDefaults() Config {
 	def(&c.UploadRateWindow, 30*time.Second)
 	if c.UploadMinRate <= 0 {
 		c.UploadMinRate = 4 << 10
+	}
+	if c.HeavyPerKey <= 0 {
+		c.HeavyPerKey = 4
 	}
 	if c.UploadsPerClient <= 0 {
 		c.UploadsPerClient = 16
@@ -163,9 +178,11 @@ type server struct {
 	log       *slog.Logger
 	requests  *metrics.CounterVec
 	durations *metrics.HistogramVec
-	// refused and uploads are the screening of screen.go.
+	// refused, uploads and heavy are the screening of screen.go: heavy
+	// holds each API key's lists and exports in progress.
 	refused refusals
-	uploads uploadSlots
+	uploads slots
+	heavy   slots
 }
 
 // route is one served operation; Name is its OpenAPI operationId.
@@ -259,7 +276,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 			return nil
 		},
 	})
-	a.Use(s.observe)
+	a.Use(forwarded.Middleware(cfg.TrustedProxies), s.observe)
 	for _, r := range s.table {
 		a.Add(r.method, r.path, s.label(r.path), r.handler).Name(r.name)
 		// Registered after the operation, so it only catches other methods,

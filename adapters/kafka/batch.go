@@ -37,7 +37,10 @@ type BatchConsumerConfig struct {
 	MaxBackoff time.Duration
 	Logger     *slog.Logger
 	// OnBatch, when set, is told the size and latency of each stored batch.
-	OnBatch    func(events int, latency time.Duration)
+	OnBatch func(events int, latency time.Duration)
+	// OnFailure, when set, is told of each failed attempt at a batch
+	// (retried), so a sink that keeps failing can be alerted on.
+	OnFailure  func(err error)
 	ClientOpts []kgo.Opt
 }
 
@@ -172,6 +175,9 @@ func (c *BatchConsumer) handle(ctx context.Context, events []domain.Event) bool 
 			}
 			mid := len(events) / 2
 			return c.handle(ctx, events[:mid]) && c.handle(ctx, events[mid:])
+		}
+		if c.cfg.OnFailure != nil {
+			c.cfg.OnFailure(err)
 		}
 		c.cfg.Logger.Warn("batch failed; retrying", "events", len(events), "attempt", attempt, "retryIn", wait, "err", err)
 		select {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
@@ -31,6 +32,7 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 		seen    = map[string]int{}
 		batches []int
 		fails   atomic.Int32
+		told    atomic.Int32 // OnFailure calls
 	)
 	handler := func(_ context.Context, evs []domain.Event) error {
 		if fails.Add(1) == 1 {
@@ -47,7 +49,7 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	c, err := NewBatchConsumer(BatchConsumerConfig{
 		Brokers: e.Addrs(), Group: "hyscribe-batch-test", Topics: []string{topic}, Handler: handler,
 		MaxBatch: 100, MaxWait: 300 * time.Millisecond, Backoff: 10 * time.Millisecond, Logger: testLogger(t),
-		ClientOpts: testClientOpts,
+		ClientOpts: testClientOpts, OnFailure: func(error) { told.Add(1) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,12 +57,12 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	eventually(t, 20*time.Second, "every event stored", func() bool {
+	eventually.True(t, 20*time.Second, "every event stored", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == len(events)
 	})
-	eventually(t, 10*time.Second, "offsets committed", func() bool {
+	eventually.True(t, 10*time.Second, "offsets committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-batch-test", topic)) == int64(len(events))
 	})
 	cancel()
@@ -76,6 +78,9 @@ func TestBatchConsumerBatchesRetriesAndCommitsAfterSuccess(t *testing.T) {
 	}
 	if len(batches) >= len(events) {
 		t.Fatalf("%d batches for %d events: no batching", len(batches), len(events))
+	}
+	if n := told.Load(); n != 1 {
+		t.Errorf("OnFailure told of %d failures, want the 1 (the metric an alert reads)", n)
 	}
 }
 
@@ -114,7 +119,7 @@ func TestBatchConsumerSkipsOnlyAPoisonEvent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	eventually(t, 20*time.Second, "offsets committed past the poison event", func() bool {
+	eventually.True(t, 20*time.Second, "offsets committed past the poison event", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-poison", topic)) == int64(len(events))
 	})
 	cancel()

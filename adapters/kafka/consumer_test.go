@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 const topic = "hyscribe.test.v1"
@@ -47,7 +48,7 @@ func TestPublishConsumeKeepsOrderPerDoc(t *testing.T) {
 			return nil
 		},
 	})
-	eventually(t, 15*time.Second, "every event handled", func() bool {
+	eventually.True(t, 15*time.Second, "every event handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := 0
@@ -121,7 +122,7 @@ func TestRetryThenSuccess(t *testing.T) {
 			DeadLettered: func(string) { dead.Add(1) },
 		},
 	})
-	eventually(t, 10*time.Second, "offset committed", func() bool {
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
 	})
 	if calls.Load() != 3 || successes.Load() != 1 || retried.Load() != 2 || handled.Load() != 3 || dead.Load() != 0 {
@@ -184,7 +185,7 @@ func TestPermanentErrorGoesToDLQ(t *testing.T) {
 	default:
 		t.Error("OnGiveUp was not called before the DLQ write")
 	}
-	eventually(t, 10*time.Second, "offset committed", func() bool {
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
 	})
 	if calls.Load() != 1 || len(gaveUp) != 0 {
@@ -218,7 +219,7 @@ func TestTransientErrorsExhaustAttempts(t *testing.T) {
 	if a, _ := header(dl, HeaderAttempts); a != "3" {
 		t.Errorf("attempts header %q, want 3", a)
 	}
-	eventually(t, 10*time.Second, "the next event handled and committed", func() bool {
+	eventually.True(t, 10*time.Second, "the next event handled and committed", func() bool {
 		return second.Load() && sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 2
 	})
 	if calls.Load() != 3 || gaveUp.Load() != 1 {
@@ -262,7 +263,7 @@ func TestGarbageGoesToDLQ(t *testing.T) {
 	if string(dl.Value) != string(garbage.Value) || string(dl.Key) != "k" {
 		t.Errorf("DLQ record key %q value %q", dl.Key, dl.Value)
 	}
-	eventually(t, 10*time.Second, "offset committed", func() bool {
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
 	})
 	if calls.Load() != 0 {
@@ -362,9 +363,14 @@ func TestTwoConsumersSplitPartitions(t *testing.T) {
 	var mu sync.Mutex
 	seen := make(map[string]int)
 	byMember := make([]map[int32]bool, 2)
+	var markers atomic.Int32
 	handler := func(member int) Handler {
 		byMember[member] = make(map[int32]bool)
 		return func(_ context.Context, ev domain.Event) error {
+			if isMarker(ev) {
+				markers.Add(1)
+				return nil
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			seen[ev.ID]++
@@ -385,12 +391,14 @@ func TestTwoConsumersSplitPartitions(t *testing.T) {
 		events = append(events, ev)
 	}
 	publish(t, p, events...)
-	eventually(t, 15*time.Second, "every record handled", func() bool {
+	eventually.True(t, 15*time.Second, "every record handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == n
 	})
-	time.Sleep(200 * time.Millisecond) // a duplicate would show up by now
+	marks := markerEvents()
+	publish(t, p, marks...)
+	eventually.True(t, 15*time.Second, "every partition's marker handled", func() bool { return int(markers.Load()) >= len(marks) })
 	mu.Lock()
 	defer mu.Unlock()
 	for id, k := range seen {
@@ -407,6 +415,29 @@ func TestTwoConsumersSplitPartitions(t *testing.T) {
 		}
 	}
 }
+
+// markerPrefix starts the docIds of markerEvents.
+const markerPrefix = "marker-"
+
+// markerEvents are one event for each of the topic's 12 partitions, to be
+// published after the records under test. A partition is consumed in
+// order, so once a partition's marker is handled, every delivery of its
+// earlier records (a repeat included) has been: the positive proof that no
+// duplicate is still to come.
+func markerEvents() []domain.Event {
+	var evs []domain.Event
+	covered := map[int32]bool{}
+	for i := 0; len(covered) < 12; i++ {
+		ev := testEvent(topic, fmt.Sprintf("%s%03d", markerPrefix, i), 0)
+		if p := partitionOf(ev); !covered[p] {
+			covered[p] = true
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+func isMarker(ev domain.Event) bool { return strings.HasPrefix(string(ev.DocID), markerPrefix) }
 
 // partitionOf is where the publisher's partitioner put ev, which the test
 // handler cannot see; the docId hash stands for it.
@@ -427,7 +458,7 @@ func waitForMembers(t *testing.T, brokers []string, group string, n int) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	eventually(t, 15*time.Second, fmt.Sprintf("%d members in %s", n, group), func() bool {
+	eventually.True(t, 15*time.Second, fmt.Sprintf("%d members in %s", n, group), func() bool {
 		ds, err := adm.DescribeGroups(context.Background(), group)
 		if err != nil {
 			return false
@@ -483,9 +514,17 @@ func TestRebalanceMidStreamExactlyOnce(t *testing.T) {
 	last := make(map[domain.DocID]int)
 	var total atomic.Int32
 	var perMember [2]atomic.Int32
+	var markers atomic.Int32
 	handler := func(member int) Handler {
 		return func(_ context.Context, ev domain.Event) error {
-			time.Sleep(20 * time.Millisecond) // slow enough for the join to land mid-stream
+			if isMarker(ev) {
+				markers.Add(1)
+				return nil
+			}
+			// Each record takes a while, so the second member joins while
+			// the first still has most of the stream to handle (asserted
+			// below: the joining member handles some of it).
+			time.Sleep(20 * time.Millisecond)
 			mu.Lock()
 			defer mu.Unlock()
 			seen[ev.ID]++
@@ -499,14 +538,16 @@ func TestRebalanceMidStreamExactlyOnce(t *testing.T) {
 		}
 	}
 	startConsumer(t, ConsumerConfig{Brokers: e.Addrs(), Topics: []string{topic}, Handler: handler(0)})
-	eventually(t, 10*time.Second, "first records handled", func() bool { return total.Load() >= 20 })
+	eventually.True(t, 10*time.Second, "first records handled", func() bool { return total.Load() >= 20 })
 	startConsumer(t, ConsumerConfig{Brokers: e.Addrs(), Topics: []string{topic}, Handler: handler(1)})
-	eventually(t, 20*time.Second, "every record handled", func() bool {
+	eventually.True(t, 20*time.Second, "every record handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == n
 	})
-	time.Sleep(300 * time.Millisecond)
+	marks := markerEvents()
+	publish(t, newPublisher(t, e.Addrs()), marks...)
+	eventually.True(t, 15*time.Second, "every partition's marker handled", func() bool { return int(markers.Load()) >= len(marks) })
 	mu.Lock()
 	defer mu.Unlock()
 	for id, k := range seen {
@@ -546,7 +587,7 @@ func TestBacklogPausesAndResumes(t *testing.T) {
 			return nil
 		},
 	})
-	eventually(t, 20*time.Second, "the backlog handled", func() bool {
+	eventually.True(t, 20*time.Second, "the backlog handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(got) >= n
@@ -642,7 +683,7 @@ func TestBackOffDoesNotBurnAttempts(t *testing.T) {
 			Retried:   func(string, int) { retried.Add(1) },
 		},
 	})
-	eventually(t, 10*time.Second, "offset committed", func() bool {
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
 	})
 	if calls.Load() != 10 || backedOff.Load() != 8 || retried.Load() != 1 {

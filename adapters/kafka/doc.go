@@ -1,6 +1,6 @@
 // Package kafka is hyscribe's event bus on Kafka, written with franz-go.
 //
-// It holds the four pieces the pipeline needs (DESIGN §3): an in-process
+// It holds the four pieces the pipeline needs (docs/architecture.md, Pipeline): an in-process
 // kfake cluster that listens on TCP and persists to disk (Embedded, the
 // default of `make run`), topic provisioning with dead-letter twins
 // (EnsureTopics), the outbox relay's producer (Publisher, implementing

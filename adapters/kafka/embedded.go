@@ -7,7 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
-// DefaultPartitions is the partition count of pipeline topics (DESIGN §3).
+// DefaultPartitions is the partition count of pipeline topics (docs/architecture.md, Pipeline).
 const DefaultPartitions = 12
 
 // Embedded is a one-broker Kafka cluster (kfake) running inside the process,

@@ -12,10 +12,13 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 // consumeGroup runs a consumer of group until want events were handled,
-// stops it (committing) and returns the IDs it saw.
+// stops it (committing) and returns the IDs it saw. The group's commit
+// then reaches the topic's end: nothing is left that it could still have
+// handled, so the IDs are all it ever will.
 func consumeGroup(t *testing.T, brokers []string, group string, want int) []string {
 	t.Helper()
 	var mu sync.Mutex
@@ -29,13 +32,15 @@ func consumeGroup(t *testing.T, brokers []string, group string, want int) []stri
 			return nil
 		},
 	})
-	eventually(t, 10*time.Second, fmt.Sprintf("%d events handled", want), func() bool {
+	eventually.True(t, 10*time.Second, fmt.Sprintf("%d events handled", want), func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(ids) >= want
 	})
-	time.Sleep(200 * time.Millisecond) // anything beyond want would show up by now
 	r.stop(t)
+	if c, end := sum(committed(t, brokers, group, topic)), endOffsets(t, brokers, topic); c != end {
+		t.Fatalf("group %s committed %d of %d records after handling %d", group, c, end, want)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]string(nil), ids...)

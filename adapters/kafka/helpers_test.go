@@ -163,18 +163,6 @@ func startConsumer(t *testing.T, cfg ConsumerConfig) *running {
 	return r
 }
 
-// eventually polls cond every 10ms until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // readAll reads n records of topic from the start without a group.
 func readAll(t *testing.T, brokers []string, topic string, n int) []*kgo.Record {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 type logBuffer struct {
@@ -66,7 +67,7 @@ func TestEveryHandlerCallLogsOneLinePerJob(t *testing.T) {
 			return nil
 		},
 	})
-	eventually(t, 10*time.Second, "offset committed", func() bool {
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
 		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
 	})
 	got := logs.lines(t)

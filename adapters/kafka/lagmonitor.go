@@ -46,9 +46,10 @@ type LagMonitor struct {
 	warned map[[2]string]time.Time
 }
 
-// NewLagMonitor connects to brokers; Close releases the connection.
-func NewLagMonitor(brokers []string, expect map[string][]string, log *slog.Logger) (*LagMonitor, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+// NewLagMonitor connects to brokers, opts added to the client's options
+// (Security's); Close releases the connection.
+func NewLagMonitor(brokers []string, expect map[string][]string, log *slog.Logger, opts ...kgo.Opt) (*LagMonitor, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka.NewLagMonitor: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 // A topic whose group has no member (a stage no process runs) is reported
@@ -51,7 +52,7 @@ func TestLagMonitorFindsATopicNobodyConsumes(t *testing.T) {
 		return out
 	}
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	eventually(t, 10*time.Second, "the running group consumed its topic", func() bool {
+	eventually.True(t, 10*time.Second, "the running group consumed its topic", func() bool {
 		r := check(t0)["hyscribe-running"]
 		return r.Members == 1 && r.Lag == 0
 	})

@@ -31,6 +31,8 @@ type TopicSettings struct {
 	// Logger is told about existing topics laid out differently (they are
 	// left as they are); nil: nowhere.
 	Logger *slog.Logger
+	// ClientOpts are added to the admin client's options (Security's).
+	ClientOpts []kgo.Opt
 }
 
 // EnsureTopics creates each topic and its dead-letter twin (domain.DLQ) as
@@ -41,7 +43,7 @@ func EnsureTopics(ctx context.Context, brokers []string, topics []string, set To
 	if len(topics) == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, set.ClientOpts...)...)
 	if err != nil {
 		return fmt.Errorf("kafka.EnsureTopics: %w", err)
 	}

@@ -30,7 +30,7 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Limits of the two fields, in characters (runes), from DESIGN.md §2.
+// Limits of the two fields, in characters (runes): docs/decisions.md, Transcripts.
 const (
 	MaxTitle      = 80
 	MaxResolution = 600

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 // Issue 28: two worker processes (two stores on one database) share a
@@ -36,13 +37,15 @@ func TestEngineSlotsAreSharedByEveryProcess(t *testing.T) {
 					return
 				}
 				if !ok {
+					// Every slot taken: try again shortly, as the
+					// scheduler's lease loop does (asr.leaseRetry).
 					time.Sleep(2 * time.Millisecond)
 					continue
 				}
 				n := held.Add(1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond) // a request's time at the engine: leases overlap
 				held.Add(-1)
 				release()
 				granted.Add(1)
@@ -85,17 +88,13 @@ func TestEngineSlotsOfAKilledProcessComeBack(t *testing.T) {
 	if _, ok, _ := live.TryAcquire(context.Background()); ok {
 		t.Fatal("a slot of a process just killed was leased again before its lease ran out")
 	}
-	for {
-		if _, ok, err := live.TryAcquire(context.Background()); err != nil {
+	eventually.True(t, 5*ttl-time.Since(killed), "the killed process's slots back", func() bool {
+		_, ok, err := live.TryAcquire(context.Background())
+		if err != nil {
 			t.Fatal(err)
-		} else if ok {
-			break
 		}
-		if time.Since(killed) > 5*ttl {
-			t.Fatalf("the killed process's slots never came back")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ok
+	})
 	if n, _ := live.InUse(context.Background()); n < 1 {
 		t.Fatalf("in use %d", n)
 	}
@@ -120,6 +119,9 @@ func TestEngineSlotsRenewWhileHeld(t *testing.T) {
 	if !ok || err != nil {
 		t.Fatalf("lease: %v %v", ok, err)
 	}
+	// Time is the premise: a lease outlives its TTL only by being renewed
+	// in Postgres, whose clock no fake can move; so the other process
+	// tries for four TTLs of real time.
 	for end := time.Now().Add(4 * ttl); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
 		if _, ok, _ := b.TryAcquire(context.Background()); ok {
 			t.Fatal("a held and renewed slot was leased to another process")

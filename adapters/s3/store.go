@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/notification"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/retry"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -42,7 +44,22 @@ type Config struct {
 	PublicSecure *bool
 	// Now is the clock of pre-signed URLs' validity; default time.Now.
 	Now func() time.Time
+	// TargetWait bounds how long EnableUploadNotifications waits for the
+	// store to register the notification target it names; default
+	// DefaultTargetWait, negative: no wait.
+	TargetWait time.Duration
+	// Logger says each time EnableUploadNotifications waits; default
+	// slog.Default().
+	Logger *slog.Logger
 }
+
+// DefaultTargetWait is how long EnableUploadNotifications waits by default
+// for the store to register its notification target. MinIO answers
+// /minio/health/ready before it has registered its notification targets
+// (tens of milliseconds later on a quiet machine, seconds under load), so a
+// service started with MinIO, as compose, Kubernetes and the tests do, may
+// meet the target missing at first.
+const DefaultTargetWait = 60 * time.Second
 
 // Store is a bucket of an S3-compatible store: a ports.BlobStore, and a
 // ports.UploadSigner whose addresses are pre-signed PUTs to key
@@ -66,6 +83,12 @@ func New(cfg Config) (*Store, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.TargetWait == 0 {
+		cfg.TargetWait = DefaultTargetWait
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
 	newClient := func(endpoint string, secure bool) (*minio.Client, error) {
 		// Path-style addressing works with every S3-compatible store and
@@ -121,6 +144,11 @@ func (s *Store) EnsureBucket(ctx context.Context) error {
 // for the Kafka target MinIO starts with MINIO_NOTIFY_KAFKA_ENABLE_HYSCRIBE=on:
 // the ID keeps its case). It replaces the bucket's notification
 // configuration, so running it again changes nothing.
+//
+// While the store says the target does not exist, it retries (the waits of
+// retry.Policy, a warning logged before each) for up to Config.TargetWait:
+// a store just started registers its targets after it says it is ready.
+// Every other error ends it at once.
 func (s *Store) EnableUploadNotifications(ctx context.Context, arn string) error {
 	a, err := notification.NewArnFromString(arn)
 	if err != nil {
@@ -131,10 +159,37 @@ func (s *Store) EnableUploadNotifications(ctx context.Context, arn string) error
 	q.AddFilterPrefix(AudioPrefix)
 	var nc notification.Configuration
 	nc.AddQueue(q)
-	if err := s.client.SetBucketNotification(ctx, s.cfg.Bucket, nc); err != nil {
-		return fmt.Errorf("s3.EnableUploadNotifications %s → %s: %w", s.cfg.Bucket, arn, err)
+	start := time.Now()
+	waits := retry.Policy(250*time.Millisecond, 5*time.Second)
+	for {
+		err := s.client.SetBucketNotification(ctx, s.cfg.Bucket, nc)
+		if err == nil {
+			return nil
+		}
+		waited := time.Since(start)
+		wait := waits.NextBackOff()
+		if !IsUnknownTarget(err) || waited+wait > s.cfg.TargetWait {
+			if IsUnknownTarget(err) && s.cfg.TargetWait > 0 {
+				return fmt.Errorf("s3.EnableUploadNotifications %s → %s: the store had not registered the target after %s: %w", s.cfg.Bucket, arn, waited.Round(time.Second), err)
+			}
+			return fmt.Errorf("s3.EnableUploadNotifications %s → %s: %w", s.cfg.Bucket, arn, err)
+		}
+		s.cfg.Logger.Warn("s3: the store has not registered the notification target yet (MinIO does so shortly after it says it is ready); retrying",
+			"bucket", s.cfg.Bucket, "arn", arn, "in", wait.Round(time.Millisecond).String(), "waited", waited.Round(time.Millisecond).String(), "within", s.cfg.TargetWait.String())
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("s3.EnableUploadNotifications %s → %s: %w (waiting for the target: %w)", s.cfg.Bucket, arn, ctx.Err(), err)
+		case <-time.After(wait):
+		}
 	}
-	return nil
+}
+
+// IsUnknownTarget reports whether err is the store's refusal of a
+// notification naming a target it has not registered (MinIO:
+// "A specified destination ARN does not exist or is not well-formed").
+func IsUnknownTarget(err error) bool {
+	var r minio.ErrorResponse
+	return errors.As(err, &r) && r.Code == "InvalidArgument" && strings.Contains(r.Message, "destination ARN")
 }
 
 // AudioPrefix is where uploads go: AudioKey(id) = "audio/<docId>.mp3".

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,6 +184,8 @@ func TestTamperedOrExpiredAddressIsRefusedByTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Time is the premise: MinIO checks expiry against its own clock, which
+	// no fake can move, and signed expiries are whole seconds.
 	time.Sleep(2100 * time.Millisecond)
 	if code, body := put(t, short, []byte("audio")); code != http.StatusForbidden || !strings.Contains(body, "expired") {
 		t.Errorf("expired address: PUT = %d %s, want 403 (expired)", code, body)
@@ -251,4 +256,129 @@ func TestObjectGoesToTheEngineWithItsLength(t *testing.T) {
 	if engine.Chunked() != 0 || req.ContentLength <= int64(len(audio)) || req.FileSize != int64(len(audio)) || req.FileSHA256 == "" {
 		t.Errorf("engine got Content-Length %d (%d chunked), a %d-byte file; want the length of a form around %d bytes", req.ContentLength, engine.Chunked(), req.FileSize, len(audio))
 	}
+}
+
+// TestUploadNotificationsWaitForTheTarget: MinIO says it is ready before it
+// has registered its notification targets (seen: a `hyscribe api` started
+// then exited with "A specified destination ARN does not exist"; 5 s later
+// it started). Here the store first answers without the target and then,
+// behind the same address, with it: a proxy switches from a MinIO without
+// target LATE to one with it, both real. A caller that may not wait gets
+// MinIO's error, one with a 1 s bound a clear one after it, and one with the
+// default bound waits, logging each retry, and subscribes the bucket once
+// the target exists; its uploads are then announced.
+func TestUploadNotificationsWaitForTheTarget(t *testing.T) {
+	k, err := kafka.StartEmbedded("127.0.0.1:0", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	without := s3test.Start(t, k.Addrs(), "")
+	with := s3test.Start(t, k.Addrs(), "", "LATE")
+	const lateARN = "arn:minio:sqs::LATE:kafka"
+	p := newSwitchProxy(t, without.Endpoint)
+	var logs s3test.Buffer
+	open := func(endpoint string, wait time.Duration) *s3.Store {
+		st, err := s3.New(s3.Config{Endpoint: endpoint, Bucket: "uploads", AccessKey: with.AccessKey, SecretKey: with.SecretKey,
+			TargetWait: wait, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, endpoint := range []string{without.Endpoint, with.Endpoint} {
+		if err := open(endpoint, -1).EnsureBucket(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	err = open(p.addr, -1).EnableUploadNotifications(ctx, lateARN)
+	if !s3.IsUnknownTarget(err) {
+		t.Fatalf("without the target MinIO answered %v; want its \"destination ARN does not exist\"", err)
+	}
+	err = open(p.addr, time.Second).EnableUploadNotifications(ctx, lateARN)
+	if !s3.IsUnknownTarget(err) || !strings.Contains(err.Error(), "had not registered the target after") {
+		t.Fatalf("with a 1s bound: %v", err)
+	}
+
+	retries := func() int { return strings.Count(logs.String(), "has not registered the notification target yet") }
+	before := retries()
+	done := make(chan error, 1)
+	go func() { done <- open(p.addr, 0).EnableUploadNotifications(ctx, lateARN) }()
+	for retries() < before+2 {
+		select {
+		case err := <-done:
+			t.Fatalf("returned %v while the target was missing", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	p.switchTo(with.Endpoint)
+	if err := <-done; err != nil {
+		t.Fatalf("once the target existed: %v\n%s", err, logs.String())
+	}
+	t.Logf("waited:\n%s", logs.String())
+
+	u, err := open(with.Endpoint, 0).SignUpload(ctx, "late-target", time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := put(t, u, []byte("ID3 late")); code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", code, body)
+	}
+	if evs := notifications(t, k.Addrs(), "uploads", 1); evs[0].DocID != "late-target" {
+		t.Fatalf("notification %+v", evs[0])
+	}
+}
+
+// switchProxy forwards TCP connections to one address, then, after
+// switchTo, to another, closing the connections it forwarded before.
+type switchProxy struct {
+	addr  string
+	mu    sync.Mutex
+	to    string
+	conns []net.Conn
+}
+
+func newSwitchProxy(t *testing.T, to string) *switchProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &switchProxy{addr: ln.Addr().String(), to: to}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			to := p.to
+			p.conns = append(p.conns, c)
+			p.mu.Unlock()
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", to)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				go func() { io.Copy(s, c); s.Close() }()
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *switchProxy) switchTo(to string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.to = to
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
@@ -48,7 +49,7 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.commands.SignIn.Handle(c.UserContext(), f.Get("email"), f.Get("password"), c.IP())
+	in, err := w.commands.SignIn.Handle(c.UserContext(), f.Get("email"), f.Get("password"), forwarded.ClientIP(c))
 	if err != nil {
 		vw := w.newView(c, nil, "signin.title", "")
 		vw.CSRF = w.anonCSRF(c)
@@ -93,7 +94,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 	if err != nil {
 		return w.formError(c, nil, err)
 	}
-	in, err := w.commands.SignUp.Handle(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: c.IP()})
+	in, err := w.commands.SignUp.Handle(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: forwarded.ClientIP(c)})
 	if err != nil {
 		vw := w.newView(c, nil, "signup.title", "")
 		vw.CSRF = w.anonCSRF(c)

@@ -106,7 +106,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 }
 
 // definition turns the editor's fields into the checklist file format
-// (DESIGN §4) that the CLI also reads; rows left blank are dropped.
+// (docs/architecture.md, Operating contract) that the CLI also reads; rows left blank are dropped.
 func definition(f url.Values) ([]byte, *editorData, error) {
 	d := &editorData{ID: f.Get("id"), Name: f.Get("name"), PreviewDoc: f.Get("preview_doc")}
 	d.Version, _ = strconv.Atoi(f.Get("version"))

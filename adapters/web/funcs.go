@@ -17,6 +17,9 @@ func (w *Web) funcs(loc *time.Location) template.FuncMap {
 		"t": func(l Lang, key string) string { return text(l, key) },
 		// exportFormats are the recording page's downloads.
 		"exportFormats": func() []domain.ExportFormat { return domain.ExportFormats },
+		// oneLine shows an organisation's name stored before names were
+		// checked (domain.OrgName) on one line, without bidi controls.
+		"oneLine": domain.OneLine,
 		"tf": func(l Lang, key string, args ...any) string {
 			return fmt.Sprintf(text(l, key), args...)
 		},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
@@ -41,7 +42,7 @@ func (w *Web) forgot(c *fiber.Ctx) error {
 	vw := w.newView(c, nil, "forgot.title", "")
 	vw.CSRF, vw.NoIndex = w.anonCSRF(c), true
 	d := forgotData{Enabled: w.deps.Letters.Enabled(), Email: f.Get("email")}
-	err = w.commands.ForgotPassword.Handle(c.UserContext(), w.deps.Letters, f.Get("email"), c.IP(), string(vw.Lang))
+	err = w.commands.ForgotPassword.Handle(c.UserContext(), w.deps.Letters, f.Get("email"), forwarded.ClientIP(c), string(vw.Lang))
 	var ve *domain.ValidationError
 	switch {
 	case err == nil:

@@ -135,7 +135,7 @@ func searchSnippets(j ports.ListedJob, q string) (title, piece *domain.Snippet) 
 	if sn, ok := domain.FindSnippet(j.Excerpt, q, domain.SnippetRadius); ok {
 		return title, &sn
 	}
-	if sn, ok := domain.FindSnippet(strings.Join(domain.MetadataValues(j.Metadata), " · "), q, domain.SnippetRadius); ok {
+	if sn, ok := domain.FindSnippet(strings.Join(domain.SearchMetadataValues(j.Metadata), " · "), q, domain.SnippetRadius); ok {
 		return title, &sn
 	}
 	return title, nil

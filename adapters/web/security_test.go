@@ -216,3 +216,62 @@ func TestFormsRefuseBytesThatAreNotText(t *testing.T) {
 		}
 	}
 }
+
+// TestSignUpRefusesAMultiLineOrganisationName: a name that would write
+// its own lines into our letters is refused on the sign-up page, and no
+// account is made.
+func TestSignUpRefusesAMultiLineOrganisationName(t *testing.T) {
+	s := newSite(t, web.Config{SignUp: true})
+	anon := map[string]string{"hyscribe_csrf": strings.Repeat("s", 40)}
+	r := s.do("POST", "/app/signup", url.Values{"_csrf": {anon["hyscribe_csrf"]}, "org": {"Acme\r\nSECURITY NOTICE: unlock at http://phish.example/unlock"},
+		"email": {"phish@example.am"}, "password": {"a long enough password"}}, anon)
+	if r.code != 400 || !strings.Contains(r.body, "մեկ տող") || strings.Contains(r.header.Get("Set-Cookie"), "hyscribe_session=") {
+		t.Fatalf("multi-line name: %d %v, want 400 and no session", r.code, r.header)
+	}
+	if ok := signUpForm(s, "phish@example.am"); ok.code != 303 || !strings.Contains(ok.header.Get("Set-Cookie"), "hyscribe_session=") {
+		t.Fatalf("the address was taken by the refused sign-up: %d", ok.code)
+	}
+}
+
+// TestSettingsRefusesTheEleventhAPIKey: the settings page makes keys up
+// to domain.MaxActiveAPIKeys active ones; the next is a 400 that says why.
+func TestSettingsRefusesTheEleventhAPIKey(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, csrf, acct := s.signUp("keys@example.am")
+	made := 0
+	for range domain.MaxActiveAPIKeys + 1 {
+		r := s.do("POST", "/app/settings/keys", url.Values{"_csrf": {csrf}}, ck)
+		if r.code != 303 {
+			if r.code != 400 || !strings.Contains(r.body, "10") || !strings.Contains(r.body, "API") {
+				t.Fatalf("key %d: %d, want 303 or a 400 that says why", made+1, r.code)
+			}
+			break
+		}
+		made++
+	}
+	keys, err := s.store.ListAPIKeys(context.Background(), acct)
+	if err != nil || len(keys) != domain.MaxActiveAPIKeys || made > domain.MaxActiveAPIKeys {
+		t.Fatalf("%d keys made through the page, %d stored (%v); want at most %d", made, len(keys), err, domain.MaxActiveAPIKeys)
+	}
+}
+
+// TestPagesShowAStoredNameOnOneLine: a name stored before names were
+// checked is shown on one line, without its bidi controls, on the pages
+// that show it.
+func TestPagesShowAStoredNameOnOneLine(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, _, acct := s.signUp("old@example.am")
+	err := s.store.UpdateAccount(context.Background(), acct, func(a *domain.Account) error {
+		a.Name = "Acme\r\nSECURITY NOTICE\u202Egnp.exe"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"/app/settings", "/app/team"} {
+		body := s.do("GET", page, nil, ck).body
+		if !strings.Contains(body, "Acme SECURITY NOTICE gnp.exe") || strings.Contains(body, "\u202E") || strings.Contains(body, "Acme\r\n") {
+			t.Errorf("%s does not show the name on one line", page)
+		}
+	}
+}

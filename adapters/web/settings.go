@@ -123,6 +123,10 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 		return err
 	}
 	raw, _, err := w.commands.CreateAPIKey.Handle(c.UserContext(), v.Account.ID)
+	var ve *domain.ValidationError
+	if errors.As(err, &ve) { // the most active keys an account may have
+		return w.formError(c, v, errors.New(invalidText(w.lang(c), err)))
+	}
 	if err != nil {
 		return w.serverError(c, err)
 	}

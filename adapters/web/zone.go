@@ -13,12 +13,19 @@ import (
 // deployment's, Config.Location): pages show times in it, date filters and
 // Analytics and Usage count its days. The templates' time functions are
 // bound to a zone when the pages are parsed, so each zone in use gets its
-// own parsed pages, once (parsing all of them takes milliseconds; a
-// deployment's accounts use a handful of zones).
+// own parsed pages (parsing all of them takes milliseconds; a
+// deployment's accounts use a handful of zones). One zone's pages hold
+// about 2.3 MiB, so at most maxZonePages zones are kept: a further zone
+// displaces one kept at random and is parsed again when next shown.
 type zonePages struct {
 	mu     sync.Mutex
 	byZone map[string]map[string]*template.Template
 }
+
+// maxZonePages is how many zones' pages are kept besides the
+// deployment's: 16 × 2.3 MiB ≈ 37 MiB at most, while the zones in use by
+// a deployment's accounts are a handful (Settings offers 17).
+const maxZonePages = 16
 
 // zoneOf is where the visitor's account lives; the deployment's zone for
 // a signed-out visitor, or an account whose zone this binary does not know.
@@ -46,6 +53,12 @@ func (w *Web) pagesIn(loc *time.Location) map[string]*template.Template {
 		w.zones.byZone = map[string]map[string]*template.Template{}
 	}
 	p := parsePages(w.pageFuncs(loc))
+	for z := range w.zones.byZone {
+		if len(w.zones.byZone) < maxZonePages {
+			break
+		}
+		delete(w.zones.byZone, z)
+	}
 	w.zones.byZone[loc.String()] = p
 	return p
 }

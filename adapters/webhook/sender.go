@@ -1,5 +1,5 @@
 // Package webhook delivers hyscribe's events to customers' receivers: one
-// signed HTTP POST per event and no automatic retry (spec §6, DESIGN §2).
+// signed HTTP POST per event and no automatic retry (spec §6; docs/decisions.md, Events to receivers).
 //
 // Receivers are outside our control, so the Sender is built to survive bad
 // ones. Each receiver (scheme, host and port) has its own circuit breaker, so

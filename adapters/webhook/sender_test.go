@@ -20,6 +20,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
+	"github.com/hyscribe/hyscribe/internal/eventually"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -344,14 +345,22 @@ func TestBreakerLetsATrialThroughAfterCooldown(t *testing.T) {
 		return s.Send(t.Context(), ports.WebhookRequest{URL: srv.URL, EventID: "e"})
 	}
 	send()
+	beforeOpen := time.Now() // the second failure opens the circuit
 	send()
 	if res := send(); !errors.Is(res.Err, ErrCircuitOpen) {
 		t.Fatalf("third Send: %v, want circuit open", res.Err)
 	}
 	status.Store(http.StatusOK) // the receiver recovers
-	time.Sleep(cooldown + 50*time.Millisecond)
-	if res := send(); res.Err != nil {
-		t.Fatalf("trial after cooldown: %v", res.Err)
+	var trial ports.WebhookResult
+	eventually.True(t, 10*cooldown, "a trial let through", func() bool {
+		trial = send()
+		return !errors.Is(trial.Err, ErrCircuitOpen)
+	})
+	if waited := time.Since(beforeOpen); waited < cooldown {
+		t.Errorf("a trial went through %v after the circuit opened, before the cooldown of %v", waited, cooldown)
+	}
+	if trial.Err != nil {
+		t.Fatalf("trial after cooldown: %v", trial.Err)
 	}
 	if res := send(); res.Err != nil {
 		t.Fatalf("after a successful trial: %v", res.Err)

@@ -1,7 +1,8 @@
 // Package retry is hyscribe's one policy for the wait between attempts, shared
 // by everything that retries on its own: the Kafka stage consumers
-// (adapters/kafka), the engines' HTTP client (adapters/internal/retryhttp)
-// and the outbox relay (app). The waits come from
+// (adapters/kafka), the engines' HTTP client (adapters/internal/retryhttp),
+// the outbox relay (app) and the S3 store's wait for its notification
+// target (adapters/s3). The waits come from
 // github.com/cenkalti/backoff/v5 (the library watermill uses), set up once
 // here; the loops around them stay with their owners, because each has its
 // own stop conditions (a record's attempts kept in the consumer's state, a

@@ -453,6 +453,37 @@ var jobListTests = []subtest{
 			}
 		}
 	}},
+	{"ListedJobsOmitLargeMetadata", func(t *testing.T, s Stores) {
+		// A page never carries metadata over domain.MaxListedMetadataBytes:
+		// the job is listed with MetadataOmitted instead; at the bound it is
+		// listed whole.
+		acct := webAccount(t, s, "acc")
+		metaOf := func(n int) json.RawMessage { // {"v":"xxx…"} of n bytes
+			return json.RawMessage(`{"v":"` + strings.Repeat("x", n-8) + `"}`)
+		}
+		for id, meta := range map[string]json.RawMessage{"at-bound": metaOf(domain.MaxListedMetadataBytes), "over": metaOf(domain.MaxListedMetadataBytes + 1)} {
+			j, evs := uploadingJob(id, acct.ID, t0)
+			j.Metadata = meta
+			createJob(t, s, j, evs)
+		}
+		jobs, _, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID})
+		noErr(t, err)
+		if len(jobs) != 2 {
+			t.Fatalf("%d jobs listed, want 2", len(jobs))
+		}
+		for _, j := range jobs {
+			switch j.ID {
+			case "at-bound":
+				if j.MetadataOmitted || len(j.Metadata) != domain.MaxListedMetadataBytes {
+					t.Errorf("metadata at the bound: omitted %v, %d bytes; want it whole", j.MetadataOmitted, len(j.Metadata))
+				}
+			case "over":
+				if !j.MetadataOmitted || j.Metadata != nil {
+					t.Errorf("metadata over the bound: omitted %v, %d bytes; want omitted", j.MetadataOmitted, len(j.Metadata))
+				}
+			}
+		}
+	}},
 	{"SearchPages", func(t *testing.T, s Stores) {
 		// A search's total comes with its page, also past the last page, and
 		// for searches short enough to be read without an index.
@@ -695,7 +726,10 @@ func Listing(j domain.Job, search string) ports.ListedJob {
 	j = j.Shown()
 	l := ports.ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
 		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration()}
-	if j.Metadata != nil {
+	switch {
+	case len(j.Metadata) > domain.MaxListedMetadataBytes:
+		l.MetadataOmitted = true
+	case j.Metadata != nil:
 		l.Metadata = append(json.RawMessage(nil), j.Metadata...)
 	}
 	if search != "" {

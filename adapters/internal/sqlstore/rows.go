@@ -191,13 +191,17 @@ func ScanStaleJob(sc Scanner) (domain.Job, error) {
 
 // ListedCols are the columns of a ports.ListedJob in ListedScan.Dest
 // order; of the audio details only the duration is read, as JSON text, in
-// the engine's JSON syntax.
+// the engine's JSON syntax. Metadata over domain.MaxListedMetadataBytes
+// is read as the empty string (stored metadata is JSON, never empty), so a page never
+// carries it (ports.ListedJob.MetadataOmitted); Postgres takes the length
+// from the value's header without reading it.
 func (d Dialect) ListedCols() string {
-	duration := "audio -> '$.duration'"
+	duration, size := "audio -> '$.duration'", "length(CAST(metadata AS BLOB))"
 	if d == Postgres {
-		duration = "audio::json ->> 'duration'"
+		duration, size = "audio::json ->> 'duration'", "octet_length(metadata)"
 	}
-	return "id, account_id, type, status, metadata, checklist_id, created_at, title, error, filename, " + duration
+	meta := "CASE WHEN " + size + " > " + strconv.Itoa(domain.MaxListedMetadataBytes) + " THEN '' ELSE metadata END"
+	return "id, account_id, type, status, " + meta + ", checklist_id, created_at, title, error, filename, " + duration
 }
 
 // ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
@@ -219,7 +223,10 @@ func (r *ListedScan) Dest() []any {
 func (r *ListedScan) Listed() (ports.ListedJob, error) {
 	l := r.l
 	l.CreatedAt, l.Excerpt = FromMs(r.created), r.Excerpt
-	if r.meta != nil {
+	switch {
+	case r.meta != nil && *r.meta == "":
+		l.MetadataOmitted = true
+	case r.meta != nil:
 		l.Metadata = json.RawMessage(*r.meta)
 	}
 	if r.duration != nil {

@@ -43,17 +43,20 @@ type Server struct {
 	SecretKey string
 	ARN       string // of the Kafka notification target
 	Topic     string // where notifications go
-	logs      *syncBuffer
+	logs      *Buffer
 }
 
 // Logs returns what the server wrote so far.
 func (s *Server) Logs() string { return s.logs.String() }
 
 // Start runs a MinIO whose bucket notifications go to topic (default
-// domain.TopicStorageEvents) on brokers. It skips the test under -short or
-// when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if the server does
-// not become ready.
-func Start(t testing.TB, brokers []string, topic string) *Server {
+// domain.TopicStorageEvents) on brokers, through the Kafka target TargetID
+// and, when given, further Kafka targets of the IDs more (ARN
+// "arn:minio:sqs::<ID>:kafka", same brokers and topic). It skips the test
+// under -short or when HYSCRIBE_TEST_MINIO_BIN is unset, and fails it if
+// the server does not become ready. Ready does not mean the targets are
+// registered yet: s3.Store.EnableUploadNotifications waits for them.
+func Start(t testing.TB, brokers []string, topic string, more ...string) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("MinIO tests skipped under -short")
@@ -68,7 +71,7 @@ func Start(t testing.TB, brokers []string, topic string) *Server {
 	if topic == "" {
 		topic = domain.TopicStorageEvents
 	}
-	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &syncBuffer{}}
+	s := &Server{AccessKey: "hyscribe-test", SecretKey: "hyscribe-test-secret", ARN: ARN, Topic: topic, logs: &Buffer{}}
 	s.Endpoint = "127.0.0.1:" + freePort(t)
 	console := "127.0.0.1:" + freePort(t)
 	dir := t.TempDir()
@@ -86,6 +89,14 @@ func Start(t testing.TB, brokers []string, topic string) *Server {
 		"MINIO_NOTIFY_KAFKA_QUEUE_DIR_HYSCRIBE="+filepath.Join(dir, "notify-queue"),
 		"HOME="+dir, // MinIO keeps nothing of ours elsewhere
 	)
+	for _, id := range more {
+		cmd.Env = append(cmd.Env,
+			"MINIO_NOTIFY_KAFKA_ENABLE_"+id+"=on",
+			"MINIO_NOTIFY_KAFKA_BROKERS_"+id+"="+strings.Join(brokers, ","),
+			"MINIO_NOTIFY_KAFKA_TOPIC_"+id+"="+topic,
+			"MINIO_NOTIFY_KAFKA_QUEUE_DIR_"+id+"="+filepath.Join(dir, "notify-queue-"+id),
+		)
+	}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
@@ -134,18 +145,20 @@ func freePort(t testing.TB) string {
 	return port
 }
 
-type syncBuffer struct {
+// Buffer is a log destination that concurrent writers and a reading test
+// may share: the server's output, a store's logger.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()

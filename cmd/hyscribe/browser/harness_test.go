@@ -99,17 +99,24 @@ func clip(s string, n int) string {
 	return s
 }
 
-// screenshots are kept as test artifacts: HYSCRIBE_SCREENSHOTS, or
-// .artifacts/screenshots at the repository's root.
+// screenshotDir is where a test saves its screenshots: a temporary
+// directory removed after the test, unless HYSCRIBE_SCREENSHOTS names one to
+// keep them in for a person to look at (`make test
+// HYSCRIBE_SCREENSHOTS=$PWD/.artifacts/screenshots`; a relative path is
+// taken from this package's directory).
 func screenshotDir(t *testing.T) string {
 	dir := os.Getenv("HYSCRIBE_SCREENSHOTS")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", ".artifacts", "screenshots")
+		return t.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	abs, _ := filepath.Abs(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots kept in %s", abs)
 	return abs
 }
 

@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,11 +20,24 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/servicetest"
 )
 
 // clickhouseDB creates a database of the test's own on the server of
 // CLICKHOUSE_TEST_DSN and returns a DSN naming it; dropped at the end.
 func clickhouseDB(t *testing.T) string {
+	t.Helper()
+	conn, db, dsn := clickhouseServer(t)
+	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
+		t.Fatalf("ClickHouse at %s: %v", dsn, err)
+	}
+	return dsn
+}
+
+// clickhouseServer connects to the server of CLICKHOUSE_TEST_DSN and
+// returns the connection, a database name of the test's own (not created;
+// dropped at the end if it was) and a DSN naming it.
+func clickhouseServer(t *testing.T) (ch.Conn, string, string) {
 	t.Helper()
 	dsn := os.Getenv("CLICKHOUSE_TEST_DSN")
 	if testing.Short() || dsn == "" {
@@ -37,16 +54,13 @@ func clickhouseDB(t *testing.T) string {
 	var b [6]byte
 	rand.Read(b[:])
 	db := "hyscribe_cli_" + hex.EncodeToString(b[:])
-	if err := conn.Exec(context.Background(), "CREATE DATABASE "+db); err != nil {
-		t.Fatalf("ClickHouse at %s: %v", dsn, err)
-	}
 	t.Cleanup(func() {
 		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db)
 		conn.Close()
 	})
 	u, _ := url.Parse(dsn)
 	u.Path = "/" + db
-	return u.String()
+	return conn, db, u.String()
 }
 
 // TestChecklistAnalysisReachesClickHouseAndTheReport runs the whole
@@ -102,18 +116,12 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 
 	today := time.Now().UTC().Format(time.DateOnly)
 	tomorrow := time.Now().UTC().Add(24 * time.Hour).Format(time.DateOnly)
-	deadline := time.Now().Add(30 * time.Second)
 	var rep map[string]any
-	for {
+	waitFor(t, "the two analyses in the report", 30*time.Second, func() (bool, string) {
 		rep = runCLI(t, getenv, "report", "checklist", "--account", accountID, "--checklist", checklistID, "--from", today, "--to", tomorrow, "--json")
-		if days, _ := rep["days"].([]any); len(days) == 1 && days[0].(map[string]any)["analyses"] == float64(2) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the two analyses did not reach the report: %v", rep)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		days, _ := rep["days"].([]any)
+		return len(days) == 1 && days[0].(map[string]any)["analyses"] == float64(2), fmt.Sprint(rep)
+	})
 	qs := rep["questions"].([]any)
 	if len(qs) != 2 || qs[1].(map[string]any)["questionId"] != "none" || qs[1].(map[string]any)["passRate"] != float64(0) ||
 		qs[1].(map[string]any)["answers"] != float64(2) {
@@ -127,4 +135,99 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 		t.Fatalf("report:\n%s", out.String())
 	}
 	t.Logf("report:\n%s", out.String())
+}
+
+// TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse: CLICKHOUSE_DSN
+// names a database that does not exist, on a ClickHouse that cannot be
+// reached when the service starts (a proxy that drops every connection).
+// The service starts anyway, its other stages transcribe a job, and the
+// analytics stage says it waits; once ClickHouse answers, the stage creates
+// the database and its tables and the job's status events, kept in Kafka
+// meanwhile, arrive.
+func TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse(t *testing.T) {
+	admin, db, dsn := clickhouseServer(t)
+	server, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The proxy drops connections until up is set, then forwards them to
+	// the real server.
+	var up atomic.Bool
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if !up.Load() {
+				c.Close()
+				continue
+			}
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", server.Host)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				go func() { io.Copy(s, c); s.Close() }()
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	proxied := *server
+	proxied.Host = ln.Addr().String()
+
+	engine := asrtest.NewEngine(t)
+	dir := t.TempDir()
+	vars := map[string]string{
+		"HYSCRIBE_DATA_DIR":            dir,
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+		"HYSCRIBE_ASR_URL":             engine.URL(),
+		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+		"HYSCRIBE_LOG_LEVEL":           "info",
+		"CLICKHOUSE_DSN":               proxied.String(),
+	}
+	getenv := env(vars)
+	key := runCLI(t, getenv, "account", "create", "--name", "ch", "--plan", "business", "--seconds", "3600")["apiKey"].(string)
+	cfg, err := cli.LoadConfig(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs servicetest.LockedBuffer
+	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI|cli.RoleWorker, cli.AllStages, &logs)
+	if err != nil {
+		t.Fatalf("the service did not start with ClickHouse down: %v", err)
+	}
+	defer svc.Stop()
+	if !strings.Contains(logs.String(), "analytics waits for ClickHouse") {
+		t.Fatalf("no word that analytics waits:\n%s", logs.String())
+	}
+
+	mono, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
+	var created struct{ DocID, UploadURL string }
+	call(t, "POST", "http://"+svc.HTTPAddr()+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice"}`), 200, &created)
+	call(t, "PUT", created.UploadURL, "", bytes.NewReader(mono), 200, nil)
+	waitFor(t, "the job transcribed while ClickHouse is down", 60*time.Second, func() (bool, string) {
+		a := poll(t, svc.HTTPAddr(), key, created.DocID)
+		return a.body["status"] == "transcribed", a.raw
+	})
+	waitFor(t, "the analytics stage retrying", 60*time.Second, func() (bool, string) {
+		return strings.Contains(logs.String(), "waiting for ClickHouse"), ""
+	})
+
+	up.Store(true)
+	waitFor(t, "the job's status events in the new database", 90*time.Second, func() (bool, string) {
+		var n uint64
+		err := admin.QueryRow(context.Background(), "SELECT count() FROM "+db+".job_status_events WHERE doc_id = ?", created.DocID).Scan(&n)
+		return err == nil && n > 0, fmt.Sprint(n, err)
+	})
 }

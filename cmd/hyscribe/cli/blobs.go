@@ -22,6 +22,7 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 		st, err := s3.New(s3.Config{
 			Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
 			Region: cfg.S3Region, Secure: cfg.S3Secure, PublicEndpoint: cfg.S3PublicEndpoint, PublicSecure: &publicHTTPS,
+			TargetWait: cfg.S3NotifyWait, Logger: s.log,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("HYSCRIBE_S3_ENDPOINT: %w", err)
@@ -31,7 +32,7 @@ func (s *Service) openBlobs(ctx context.Context) (ports.BlobStore, ports.UploadS
 		}
 		if cfg.S3NotifyARN != "off" {
 			if err := st.EnableUploadNotifications(ctx, cfg.S3NotifyARN); err != nil {
-				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured?): %w", err)
+				return nil, nil, fmt.Errorf("HYSCRIBE_S3_NOTIFY_ARN (is the store's Kafka notification target configured? HYSCRIBE_S3_NOTIFY_WAIT bounds the wait for it): %w", err)
 			}
 		}
 		s.log.Info("uploads go to S3", "endpoint", cfg.S3Endpoint, "bucket", cfg.S3Bucket, "notifications", cfg.S3NotifyARN)

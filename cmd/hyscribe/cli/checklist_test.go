@@ -28,7 +28,7 @@ func TestChecklistCommands(t *testing.T) {
 	created := runCLI(t, getenv, "checklist", "create", "--account", acct, "--file", v1)
 	id := created["checklistId"].(string)
 	if len(created) != 1 {
-		t.Fatalf("checklist create printed %v, want only checklistId (DESIGN §4)", created)
+		t.Fatalf("checklist create printed %v, want only checklistId (docs/architecture.md, Operating contract)", created)
 	}
 	if got := runCLI(t, getenv, "checklist", "update", "--account", acct, "--checklist", id, "--file", v2); got["version"] != float64(2) {
 		t.Fatalf("update: %v", got)

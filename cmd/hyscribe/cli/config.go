@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/asr"
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
 	// machine without /usr/share/zoneinfo (a scratch container).
 	_ "time/tzdata"
@@ -25,7 +26,7 @@ import (
 // ("A specified destination ARN does not exist").
 const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 
-// Config is everything the environment can set (DESIGN §4), declared once:
+// Config is everything the environment can set (docs/architecture.md, Operating contract), declared once:
 // each field's tags are its variable, its default, its help line (printed
 // by `hyscribe serve|api|worker --help`) and its check, and LoadConfig,
 // --help, the deploy tests and the docs all read this one list.
@@ -39,7 +40,7 @@ const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 // absolute http(s) URL, its trailing / dropped —, hostport, loglevel,
 // timezone) and unit:"s" (a Duration written as whole seconds). Field
 // types: string, bool, int, int64, float64, time.Duration, []string
-// (comma-separated). A value that does not parse or fails its check stops
+// (comma-separated), checked cidrs: CIDRs or addresses. A value that does not parse or fails its check stops
 // the start with a message naming the variable. Rules between variables
 // are in validate below.
 type Config struct {
@@ -55,6 +56,17 @@ type Config struct {
 	KafkaPartitions     int           `env:"HYSCRIBE_KAFKA_PARTITIONS" default:"12" check:"min=1" help:"partitions of each topic hyscribe creates (replicas per stage that can work at once)"`
 	KafkaReplication    int           `env:"HYSCRIBE_KAFKA_REPLICATION_FACTOR" default:"0" check:"min=0" help:"replicas of each topic hyscribe creates; 0: 3, or every broker when the cluster has fewer; more than the cluster's brokers is refused"`
 	KafkaSessionTimeout time.Duration `env:"HYSCRIBE_KAFKA_SESSION_TIMEOUT" default:"45s" check:"min=1ms" help:"consumer group session timeout"`
+
+	// How every Kafka client (producer, consumers, topic admin, lag
+	// monitor) reaches KAFKA_BROKERS: TLS, SASL, or both (SASL_SSL).
+	KafkaTLS          bool   `env:"KAFKA_TLS" default:"false" help:"TLS to KAFKA_BROKERS, verified by KAFKA_TLS_CA_FILE or the system's roots"`
+	KafkaTLSCAFile    string `env:"KAFKA_TLS_CA_FILE" help:"PEM file of the CA(s) that signed the brokers' certificates; empty: the system's roots"`
+	KafkaTLSCertFile  string `env:"KAFKA_TLS_CERT_FILE" help:"PEM client certificate for brokers that require one (mutual TLS); with KAFKA_TLS_KEY_FILE"`
+	KafkaTLSKeyFile   string `env:"KAFKA_TLS_KEY_FILE" help:"PEM private key of KAFKA_TLS_CERT_FILE"`
+	KafkaSASLMech     string `env:"KAFKA_SASL_MECHANISM" help:"SASL to KAFKA_BROKERS: plain, scram-sha-256 or scram-sha-512 (plain only with KAFKA_TLS); empty: none"`
+	KafkaSASLUser     string `env:"KAFKA_SASL_USERNAME" help:"SASL user name"`
+	KafkaSASLPassword string `env:"KAFKA_SASL_PASSWORD" help:"SASL password (keep it in the Secret; never logged)"`
+
 	OutboxLease         time.Duration `env:"HYSCRIBE_OUTBOX_LEASE" default:"30s" check:"min=1ms" help:"wait before another relay takes outbox records a dead relay claimed"`
 	ClickHouseDSN       string        `env:"CLICKHOUSE_DSN" help:"ClickHouse for analytics; empty: analytics off"`
 	ASRURL              string        `env:"HYSCRIBE_ASR_URL" check:"url" help:"OpenAI-compatible speech engine, its /v1 base; empty: every job fails"`
@@ -90,6 +102,7 @@ type Config struct {
 	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" default:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
 	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" default:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
 	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" default:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
+	TrustedProxies      []string      `env:"HYSCRIBE_TRUSTED_PROXIES" check:"cidrs" help:"comma-separated CIDRs of the proxies in front (the ingress) whose X-Forwarded-For names the client that per-address limits count; empty: none, the peer is the client"`
 	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" default:"info" check:"loglevel" help:"debug, info, warn or error"`
 
 	// The web application (/app).
@@ -102,15 +115,16 @@ type Config struct {
 	SMTPURL       string  `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
-	S3Endpoint       string `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
-	S3Bucket         string `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
-	S3AccessKey      string `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
-	S3SecretKey      string `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
-	S3Region         string `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
-	S3Secure         bool   `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
-	S3PublicEndpoint string `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
-	S3PublicSecure   string `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
-	S3NotifyARN      string `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
+	S3Endpoint       string        `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
+	S3Bucket         string        `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
+	S3AccessKey      string        `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
+	S3SecretKey      string        `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
+	S3Region         string        `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
+	S3Secure         bool          `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
+	S3PublicEndpoint string        `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
+	S3PublicSecure   string        `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
+	S3NotifyARN      string        `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
+	S3NotifyWait     time.Duration `env:"HYSCRIBE_S3_NOTIFY_WAIT" default:"60s" check:"min=1ms" help:"how long the start waits for the store to register HYSCRIBE_S3_NOTIFY_ARN (MinIO does so after it says it is ready) before it fails"`
 }
 
 // S3() reports whether uploads go to an S3-compatible store.
@@ -308,6 +322,11 @@ func checkField(fv reflect.Value, checks string) error {
 			if err := lvl.UnmarshalText([]byte(s)); err != nil || strings.ContainsAny(s, "+-") {
 				return fmt.Errorf("must be debug, info, warn or error, not %q", s)
 			}
+		case "cidrs":
+			list, _ := fv.Interface().([]string)
+			if _, err := forwarded.Parse(list); err != nil {
+				return fmt.Errorf("must be comma-separated CIDRs such as 10.0.0.0/8: %w", err)
+			}
 		case "timezone":
 			if _, err := time.LoadLocation(fv.String()); err != nil || fv.String() == "" {
 				return fmt.Errorf("must be an IANA zone such as Asia/Yerevan or UTC, not %q", fv.String())
@@ -325,6 +344,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("HYSCRIBE_ASR_PROFILE must be one of %s, not %q", strings.Join(asr.Profiles, ", "), c.ASRProfile)
 	}
 	if err := c.checkMail(); err != nil {
+		return err
+	}
+	if err := c.checkKafkaSecurity(); err != nil {
 		return err
 	}
 	if c.S3() {

@@ -89,7 +89,7 @@ func commandHelp(name string) string {
 }
 
 // knownCommands are the first words Run accepts.
-var knownCommands = []string{"serve", "api", "worker", "account", "transcribe", "checklist", "user", "migrate", "report", "job", "help", "version", "probe"}
+var knownCommands = []string{"serve", "api", "worker", "kafka", "account", "transcribe", "checklist", "user", "migrate", "report", "job", "help", "version", "probe"}
 
 // helpFor is the help for args (whose first word is a known command): that
 // of the command and, when one is given, its subcommand.

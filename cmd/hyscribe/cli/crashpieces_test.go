@@ -104,7 +104,16 @@ func TestKilledMidRecognitionResendsOnlyMissingPieces(t *testing.T) {
 		defer eng.mu.Unlock()
 		return len(eng.answered) == before && eng.holding == 2, fmt.Sprintf("%d answered, %d held", len(eng.answered), eng.holding)
 	})
-	time.Sleep(500 * time.Millisecond) // the answers are kept
+	// The answers are kept in the store before the kill.
+	live, err := sqlite.Open(context.Background(), filepath.Join(dir, "hyscribe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answered pieces kept", 30*time.Second, func() (bool, string) {
+		ps, err := live.RecognizedPieces(context.Background(), domain.DocID(id))
+		return err == nil && len(ps) == before, fmt.Sprintf("%d kept (%v)", len(ps), err)
+	})
+	live.Close()
 	first.kill()
 
 	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "hyscribe.db"))

@@ -132,6 +132,8 @@ func TestPostgresOutageAnswers503AndRecovers(t *testing.T) {
 	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"code":"unavailable"`) {
 		t.Fatalf("create while Postgres is down: %d %s, want 503 JSON", res.StatusCode, b)
 	}
+	// The outage lasts a while on purpose: the stages meet it too, not only
+	// the create above, and must come through it.
 	time.Sleep(1500 * time.Millisecond)
 	proxy.Restore()
 
@@ -215,6 +217,8 @@ func TestKafkaOutageOutboxDrainsLater(t *testing.T) {
 	for range 5 {
 		during = append(during, createAndUpload(t, api, key, "single_voice", mono))
 	}
+	// A negative with no event to wait for: the jobs must not move while
+	// Kafka is down, so the test gives them time in which they could.
 	time.Sleep(1500 * time.Millisecond)
 	if st := status(during...); st[domain.StatusProcessing] != len(during) {
 		t.Fatalf("with Kafka down the uploaded jobs should wait in processing: %v", st)

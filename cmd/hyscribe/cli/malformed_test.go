@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/url"
@@ -87,5 +88,56 @@ func TestMalformedInputOnPostgres(t *testing.T) {
 				t.Errorf("%s with email %q: %d, want 400\n%s", page, email, status, answer)
 			}
 		}
+	}
+}
+
+// TestMalformedCursorOnBothStores passes listTranscriptions cursors whose
+// fields hold what a store cannot hold (NUL, invalid UTF-8) or what this
+// service never writes, on SQLite and on Postgres: each is the 400
+// invalid_cursor, never a 500, and a cursor the service gave still pages.
+func TestMalformedCursorOnBothStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service on both stores")
+	}
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	bad := map[string]string{
+		"NUL in the docId":      enc("c1:1700000000000:a\x00b"),
+		"invalid UTF-8":         enc("c1:1700000000000:\xff\xfe"),
+		"a year Postgres lacks": enc("c1:9223372036854775807:abc"),
+		"a quote in the docId":  enc("c1:1700000000000:a'b"),
+	}
+	for _, store := range []string{"sqlite", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			vars := map[string]string{
+				"HYSCRIBE_DATA_DIR":            t.TempDir(),
+				"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+				"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+				"HYSCRIBE_KAFKA_PARTITIONS":    "1",
+				"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+				"HYSCRIBE_LOG_LEVEL":           "warn",
+			}
+			if store == "postgres" {
+				vars["DATABASE_URL"] = pgtest.URL(t) // skips without Postgres
+			}
+			created := runCLI(t, env(vars), "account", "create", "--name", store, "--plan", "business", "--seconds", "60")
+			key := created["apiKey"].(string)
+			base := "http://" + startService(t, vars, cli.RoleAPI, nil).HTTPAddr()
+			for range 2 {
+				call(t, "POST", base+"/api/createTranscription", key, strings.NewReader(`{"type":"single_voice"}`), 200, nil)
+			}
+			var first struct{ NextCursor string }
+			call(t, "GET", base+"/api/listTranscriptions?limit=1", key, nil, 200, &first)
+			if first.NextCursor == "" {
+				t.Fatal("a page of one of two jobs has no nextCursor")
+			}
+			call(t, "GET", base+"/api/listTranscriptions?limit=1&cursor="+url.QueryEscape(first.NextCursor), key, nil, 200, nil)
+			for name, cursor := range bad {
+				var e struct{ Error, Code string }
+				call(t, "GET", base+"/api/listTranscriptions?cursor="+url.QueryEscape(cursor), key, nil, 400, &e)
+				if e.Code != "invalid_cursor" || !strings.Contains(e.Error, "nextCursor") {
+					t.Errorf("%s: %+v, want invalid_cursor with a clear error", name, e)
+				}
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func pipelineGroups(cfg Config) map[string][]string {
 // watchConsumers reports, in /metrics and the log, the lag of every
 // pipeline group per topic and any topic no process consumes.
 func (s *Service) watchConsumers(ctx context.Context, reg *metrics.Registry) error {
-	m, err := kafka.NewLagMonitor(s.brokers, pipelineGroups(s.cfg), s.log)
+	m, err := kafka.NewLagMonitor(s.brokers, pipelineGroups(s.cfg), s.log, s.kafkaOpts...)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -88,8 +89,7 @@ func TestOperatorsSeeAJobInMetricsAndLogs(t *testing.T) {
 		`hyscribe_stage_events_total{result="ok",stage="transcribe",topic="hyscribe.audio.processed.v1"} 1`,
 		`go_goroutines `, `process_resident_memory_bytes `, `go_build_info{`, `hyscribe_build_info{`,
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitFor(t, "every metric in /metrics", 60*time.Second, func() (bool, string) {
 		body := scrape()
 		var missing []string
 		for _, w := range want {
@@ -97,14 +97,8 @@ func TestOperatorsSeeAJobInMetricsAndLogs(t *testing.T) {
 				missing = append(missing, w)
 			}
 		}
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/metrics lacks %q\n%s", missing, body)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return len(missing) == 0, fmt.Sprintf("lacks %q\n%s", missing, body)
+	})
 
 	// What the service exports passes Prometheus' own linter.
 	if promtool := os.Getenv("HYSCRIBE_TEST_PROMTOOL"); promtool != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -95,6 +96,8 @@ func TestRateLimitSharedByAPIReplicas(t *testing.T) {
 
 	// All 61 polls must fall in one wall-clock minute.
 	if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < 15*time.Second {
+		// Time is the premise: the window is the wall-clock minute that
+		// Postgres counts in, which no fake clock can move for it.
 		time.Sleep(left + 100*time.Millisecond)
 	}
 	var statuses []int
@@ -188,34 +191,27 @@ func TestSplitProcessesOnPostgres(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for _, id := range ids {
-		for {
+		waitFor(t, id+" transcribed", time.Until(deadline), func() (bool, string) {
 			var got struct {
 				Status   string          `json:"status"`
 				Error    string          `json:"error"`
 				Metadata json.RawMessage `json:"metadata"`
 			}
 			call(t, "GET", "http://"+api.HTTPAddr()+"/api/getTranscription?docId="+id, key, nil, 200, &got)
-			if got.Status == "transcribed" {
-				if !strings.HasSuffix(string(got.Metadata), `,"a":1}`) {
-					t.Fatalf("%s: metadata %s lost its key order", id, got.Metadata)
-				}
-				break
-			}
-			if got.Status == "failed" || time.Now().After(deadline) {
+			switch {
+			case got.Status == "failed":
 				t.Fatalf("%s: %s %s", id, got.Status, got.Error)
+			case got.Status == "transcribed" && !strings.HasSuffix(string(got.Metadata), `,"a":1}`):
+				t.Fatalf("%s: metadata %s lost its key order", id, got.Metadata)
 			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return got.Status == "transcribed", got.Status
+		})
 	}
-	for time.Now().Before(deadline) {
+	waitFor(t, "a delivery for every job", time.Until(deadline), func() (bool, string) {
 		hook.mu.Lock()
-		n := len(hook.got)
-		hook.mu.Unlock()
-		if n == len(ids) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer hook.mu.Unlock()
+		return len(hook.got) == len(ids), fmt.Sprintf("%d of %d", len(hook.got), len(ids))
+	})
 	hook.mu.Lock()
 	defer hook.mu.Unlock()
 	for _, id := range ids {

@@ -143,7 +143,10 @@ func (p *proc) waitLog(t *testing.T, msg string, within time.Duration) map[strin
 		if time.Now().After(deadline) {
 			t.Fatalf("%s did not log %q within %s", p.name, msg, within)
 		}
-		time.Sleep(50 * time.Millisecond)
+		select { // the log is a file: read again shortly, or stop at an exit
+		case <-p.done:
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

@@ -56,10 +56,14 @@ func readmeSession(t *testing.T) []string {
 // TestReadmeSessionVerbatim runs the README's curl session as written
 // against a real `hyscribe serve` (the built binary, a test speech engine,
 // a receiver of the test's own): the only substitutions are the service's
-// address for 127.0.0.1:8080, the receiver's for 127.0.0.1:9000/hook and
+// address for 127.0.0.1:8080, the receiver's for 127.0.0.1:9400/hook and
 // the built binary for `go run ./cmd/hyscribe`. It runs from a scratch
-// directory whose testdata is the repository's, with bash -e: any failing
-// command fails the test, and what it printed is checked.
+// directory whose testdata is the repository's, with bash -e and a TMPDIR
+// of its own: any failing command fails the test, and what it printed is
+// checked. The files holding secrets (account.json, receiver.json) must be
+// in the session's private directory under TMPDIR, not where it runs (the
+// repository's top directory), and an export that fails must leave no
+// file.
 func TestReadmeSessionVerbatim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the service")
@@ -106,13 +110,18 @@ func TestReadmeSessionVerbatim(t *testing.T) {
 	}
 	sub := strings.NewReplacer(
 		"http://127.0.0.1:8080", "http://"+addr,
-		"http://127.0.0.1:9000/hook", hook.URL+"/hook",
+		"http://127.0.0.1:9400/hook", hook.URL+"/hook",
 		"go run ./cmd/hyscribe", hyscribeBinary(t),
 	)
 	script := "set -euo pipefail\n" + sub.Replace(strings.Join(blocks, "\n"))
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = work
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	quick := filepath.Join(tmp, "hyscribe-quickstart")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "TMPDIR=" + tmp}
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -137,7 +146,10 @@ func TestReadmeSessionVerbatim(t *testing.T) {
 	t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
 
 	read := func(name string) map[string]any {
-		b, err := os.ReadFile(filepath.Join(work, name))
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(work, name)
+		}
+		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,9 +178,21 @@ func TestReadmeSessionVerbatim(t *testing.T) {
 	if !strings.Contains(out, `{"docId":"`+doc+`","deleted":true}`) {
 		t.Errorf("the delete did not answer deleted:true")
 	}
-	if s, _ := read("receiver.json")["webhookSecret"].(string); !strings.HasPrefix(s, "whsec_") {
-		t.Errorf("--generate-webhook-secret printed %v", read("receiver.json"))
+	if s, _ := read(filepath.Join(quick, "receiver.json"))["webhookSecret"].(string); !strings.HasPrefix(s, "whsec_") {
+		t.Errorf("--generate-webhook-secret printed %v", read(filepath.Join(quick, "receiver.json")))
 	}
+	if k, _ := read(filepath.Join(quick, "account.json"))["apiKey"].(string); !strings.HasPrefix(k, "hsk_") {
+		t.Errorf("account.json holds no API key")
+	}
+	if fi, err := os.Stat(quick); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the session's directory of secrets: %v %v; want mode 0700", fi, err)
+	}
+	for _, secret := range []string{"account.json", "receiver.json"} {
+		if _, err := os.Stat(filepath.Join(work, secret)); !os.IsNotExist(err) {
+			t.Errorf("the session left %s (a secret) where it runs: %v", secret, err)
+		}
+	}
+	readmeExportFailureLeavesNoFile(t, sub.Replace(strings.Join(blocks, "\n")), work, tmp, quick, read(filepath.Join(quick, "account.json"))["apiKey"].(string))
 	missed, _ := read("missed.json")["items"].([]any)
 	if len(missed) == 0 || strings.Count(out, `"code":"conflict"`) != len(missed) {
 		t.Errorf("reconciliation: %d jobs listed, answers:\n%s", len(missed), out)
@@ -178,5 +202,29 @@ func TestReadmeSessionVerbatim(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "hyscribe: using the SQLite store "+filepath.Join(dir, "data", "hyscribe.db")) {
 		t.Errorf("provisioning did not say which store it used: %s", stderr.String())
+	}
+}
+
+// readmeExportFailureLeavesNoFile runs the session's export (its if curl …
+// fi) for a docId that does not exist: it must print the service's error
+// and leave neither <docId>.srt nor its download behind.
+func readmeExportFailureLeavesNoFile(t *testing.T, session, work, tmp, quick, key string) {
+	t.Helper()
+	export := regexp.MustCompile(`(?ms)^if curl .*?exportTranscription.*?^fi$`).FindString(session)
+	if export == "" {
+		t.Fatalf("no export (if curl … exportTranscription … fi) in the session:\n%s", session)
+	}
+	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+export)
+	cmd.Dir = work
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "TMPDIR=" + tmp,
+		"Q=" + quick, "DOC=no-such-doc", "KEY=" + key}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "no transcription with this docId") {
+		t.Errorf("the export of a missing doc: %v, printed %q; want the service's error", err, out)
+	}
+	for _, left := range []string{filepath.Join(work, "no-such-doc.srt"), filepath.Join(quick, "export")} {
+		if _, err := os.Stat(left); !os.IsNotExist(err) {
+			t.Errorf("a failed export left %s: %v", left, err)
+		}
 	}
 }

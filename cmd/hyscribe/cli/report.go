@@ -26,8 +26,8 @@ func reportCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io
 	fs.SetOutput(stderr)
 	account := fs.String("account", "", "account ID")
 	id := fs.String("checklist", "", "checklist ID")
-	fromS := fs.String("from", "", "first day, YYYY-MM-DD (in --tz)")
-	toS := fs.String("to", "", "day after the last, YYYY-MM-DD (in --tz; exclusive)")
+	fromS := fs.String("from", "", "first day, YYYY-MM-DD (in --tz; inclusive)")
+	toS := fs.String("to", "", "the day after the last, YYYY-MM-DD (in --tz; exclusive: the report ends at its midnight)")
 	tz := fs.String("tz", "UTC", "IANA time zone the days are counted in (the web application uses the account's)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {

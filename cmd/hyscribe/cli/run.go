@@ -35,6 +35,12 @@ usage:
   hyscribe serve                       everything in one process (embedded defaults)
   hyscribe api                         the HTTP API and the outbox relay only
   hyscribe worker --stages a,b,...     pipeline stages only ({stages})
+  hyscribe kafka                       the embedded Kafka broker and nothing else, for api and
+                          worker processes on one machine (KAFKA_BROKERS=its address): listens on
+                          HYSCRIBE_KAFKA_EMBEDDED_ADDR (127.0.0.1:9092), keeps its log in
+                          HYSCRIBE_DATA_DIR/kafka, creates topics with HYSCRIBE_KAFKA_PARTITIONS
+                          partitions; joins no consumer group; stops on SIGTERM or Ctrl-C.
+                          Development and tests only, like serve's: one node, no replication
   hyscribe account create --name N --plan business|free --seconds S
   hyscribe account update --account ID [--name N] [--plan P] [--seconds S]
                           [--webhook-url U] [--webhook-secret S | --generate-webhook-secret]
@@ -58,7 +64,10 @@ usage:
   hyscribe user reset-link --email E
                           prints a one-time password reset link to /app/reset/… (valid 24 hours)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
-                          (ClickHouse analytics; needs CLICKHOUSE_DSN; --to is exclusive)
+                          [--tz Z] [--json]  (ClickHouse analytics; needs CLICKHOUSE_DSN)
+                          --to is exclusive: the days from --from up to but not including --to,
+                          midnight to midnight in --tz (default UTC); --from 2026-11-01
+                          --to 2026-11-02 is the 1st alone; --to must be after --from
   hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
   hyscribe version                     the version, commit and Go version (also --version)
   hyscribe probe URL                   GET URL (e.g. http://127.0.0.1:8080/readyz); exit 0 on 200, else 1
@@ -121,6 +130,11 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return serve(ctx, cfg, RoleAPI, nil, stderr)
+	case "kafka":
+		if err := noArgs("kafka", args[1:]); err != nil {
+			return err
+		}
+		return kafkaCmd(ctx, cfg, stderr)
 	case "worker":
 		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -174,6 +188,22 @@ func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr 
 	}
 	<-ctx.Done()
 	return svc.Stop()
+}
+
+// kafkaCmd runs the embedded broker alone until ctx ends: the broker of a
+// split topology (api and worker processes) on one machine. A `serve` in
+// that role would also run every stage and join the pipeline's consumer
+// groups, taking partitions whose jobs then wait on it.
+func kafkaCmd(ctx context.Context, cfg Config, stderr io.Writer) error {
+	log := newLogger(cfg, stderr)
+	e, err := startEmbeddedKafka(cfg, log)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	e.Close() // writes the cluster's state to its data directory
+	log.Info("embedded kafka stopped")
+	return nil
 }
 
 // servePprof serves Go's profiles (/debug/pprof/) on addr, for measuring a
@@ -427,7 +457,7 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // DESIGN §4's exact output
+		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // the exact output of docs/architecture.md, Operating contract
 	case "update":
 		c, err := app.NewUpdateChecklist(store, ports.SystemClock{}).Handle(ctx, acct, *id, def)
 		if err != nil {

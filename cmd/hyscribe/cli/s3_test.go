@@ -139,6 +139,8 @@ func TestS3UploadsEndToEnd(t *testing.T) {
 	// A second PUT to the finished job's address: the store keeps it, the
 	// notification is ignored, the job stays as it is.
 	call(t, "PUT", good.UploadURL, "", bytes.NewReader(mono[:1000]), 200, nil)
+	// A negative with no event to wait for: the ignored notification
+	// leaves no trace, so the test gives it time to do harm.
 	time.Sleep(time.Second)
 	again := poll(good.DocID, domain.StatusTranscribed)
 	if again["transcription"] != done["transcription"] {
@@ -182,4 +184,47 @@ func logsOf(t *testing.T, f *os.File) string {
 	t.Helper()
 	b, _ := os.ReadFile(f.Name())
 	return string(b)
+}
+
+// TestS3StartWaitsForTheNotificationTarget: a target the store has not
+// registered (MinIO registers its own shortly after it says it is ready)
+// is waited for, each retry logged, for HYSCRIBE_S3_NOTIFY_WAIT; then the
+// start fails saying what it waited for and which variable bounds it.
+func TestS3StartWaitsForTheNotificationTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MinIO")
+	}
+	k, err := kafka.StartEmbedded("127.0.0.1:0", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	minio := s3test.Start(t, k.Addrs(), "")
+	cfg, err := cli.LoadConfig(env(map[string]string{
+		"HYSCRIBE_DATA_DIR":       t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":      "127.0.0.1:0",
+		"KAFKA_BROKERS":           strings.Join(k.Addrs(), ","),
+		"HYSCRIBE_S3_ENDPOINT":    minio.Endpoint,
+		"HYSCRIBE_S3_ACCESS_KEY":  minio.AccessKey,
+		"HYSCRIBE_S3_SECRET_KEY":  minio.SecretKey,
+		"HYSCRIBE_S3_NOTIFY_ARN":  "arn:minio:sqs::NOSUCH:kafka",
+		"HYSCRIBE_S3_NOTIFY_WAIT": "2s",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	svc, err := cli.Start(context.Background(), cfg, cli.RoleAPI, nil, &logs)
+	if err == nil {
+		svc.Stop()
+		t.Fatal("started with a notification target the store does not have")
+	}
+	for _, want := range []string{"HYSCRIBE_S3_NOTIFY_WAIT", "had not registered the target after", "destination ARN does not exist"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the start error does not say %q: %v", want, err)
+		}
+	}
+	if n := strings.Count(logs.String(), "has not registered the notification target yet"); n < 2 {
+		t.Errorf("%d retries logged in 2s:\n%s", n, logs.String())
+	}
 }

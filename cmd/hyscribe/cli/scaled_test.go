@@ -154,25 +154,7 @@ func TestScaledOutProcessesSurviveAWorkerKill(t *testing.T) {
 	adm := kadmClient(t, cluster.Addrs())
 	// The premise of the kill: worker-1 holds partitions of every stage
 	// group, so killing it takes work away from a stage mid-pipeline.
-	waitFor(t, "both workers to share every stage group", 60*time.Second, func() (bool, string) {
-		groups, err := adm.DescribeGroups(context.Background(), stageGroups...)
-		if err != nil {
-			return false, err.Error()
-		}
-		var problems []string
-		for name, g := range groups {
-			if g.Err != nil || len(g.Members) != 2 {
-				problems = append(problems, fmt.Sprintf("%s: %d members %v", name, len(g.Members), g.Err))
-				continue
-			}
-			for _, m := range g.Members {
-				if a, ok := m.Assigned.AsConsumer(); !ok || len(a.Topics) == 0 {
-					problems = append(problems, fmt.Sprintf("%s: member %s holds nothing", name, m.ClientID))
-				}
-			}
-		}
-		return len(problems) == 0 && len(groups) == len(stageGroups), strings.Join(problems, "; ")
-	})
+	waitForGroupsShared(t, adm, 2, stageGroups...)
 
 	const jobs = 200
 	start := time.Now()
@@ -329,6 +311,31 @@ func send(method, url, key string, body io.Reader, out any) error {
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+// waitForGroupsShared waits until each of groups has members members, each
+// holding partitions.
+func waitForGroupsShared(t *testing.T, adm *kadm.Client, members int, groups ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d members sharing every group of %v", members, groups), 60*time.Second, func() (bool, string) {
+		described, err := adm.DescribeGroups(context.Background(), groups...)
+		if err != nil {
+			return false, err.Error()
+		}
+		var problems []string
+		for name, g := range described {
+			if g.Err != nil || len(g.Members) != members {
+				problems = append(problems, fmt.Sprintf("%s: %d members %v", name, len(g.Members), g.Err))
+				continue
+			}
+			for _, m := range g.Members {
+				if a, ok := m.Assigned.AsConsumer(); !ok || len(a.Topics) == 0 {
+					problems = append(problems, fmt.Sprintf("%s: member %s holds nothing", name, m.ClientID))
+				}
+			}
+		}
+		return len(problems) == 0 && len(described) == len(groups), strings.Join(problems, "; ")
+	})
 }
 
 func kadmClient(t *testing.T, brokers []string) *kadm.Client {

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/adapters/blob"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse"
+	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	httpapi "github.com/hyscribe/hyscribe/adapters/httpapi"
 	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/metrics"
@@ -86,6 +88,7 @@ type Service struct {
 	publicURL string
 	letters   *app.Letters // e-mail (HYSCRIBE_SMTP_URL); without a mailer it sends nothing
 	brokers   []string
+	kafkaOpts []kgo.Opt // TLS and SASL (KAFKA_TLS*, KAFKA_SASL_*) of every Kafka client
 
 	store    storeCloser
 	pg       *postgres.Store // the store when it is Postgres; nil on SQLite
@@ -137,6 +140,21 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl, ReplaceAttr: redact.ReplaceAttr}))
 }
 
+// startEmbeddedKafka starts the embedded broker of cfg: the one `serve`
+// runs when KAFKA_BROKERS is unset, and all that `hyscribe kafka` runs. Its
+// log is kept in HYSCRIBE_DATA_DIR/kafka.
+func startEmbeddedKafka(cfg Config, log *slog.Logger) (*kafka.Embedded, error) {
+	e, err := kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
+	}
+	log.Info("embedded kafka listening", "addrs", e.Addrs(), "dir", filepath.Join(cfg.DataDir, "kafka"))
+	return e, nil
+}
+
 // Start wires and starts the parts of hyscribe named by roles and stages.
 // It returns once the service is ready; Stop shuts it down.
 func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io.Writer) (svc *Service, err error) {
@@ -160,24 +178,22 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	// Kafka: real brokers, or an embedded cluster outside consumers can read.
 	s.brokers = cfg.KafkaBrokers
 	if len(s.brokers) == 0 {
-		s.embedded, err = kafka.StartEmbedded(cfg.KafkaEmbeddedAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions)
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): the address is in use, probably by another hyscribe's embedded Kafka; processes that work together must share one cluster: set KAFKA_BROKERS to it: %w", cfg.KafkaEmbeddedAddr, err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("embedded kafka on %s (HYSCRIBE_KAFKA_EMBEDDED_ADDR): %w", cfg.KafkaEmbeddedAddr, err)
+		if s.embedded, err = startEmbeddedKafka(cfg, log); err != nil {
+			return nil, err
 		}
 		s.brokers = s.embedded.Addrs()
-		log.Info("embedded kafka listening", "addrs", s.brokers)
 	}
 	topics := domain.Topics
 	if cfg.S3() {
 		topics = append(append([]string(nil), topics...), domain.TopicStorageEvents)
 	}
-	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log}); err != nil {
-		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w", s.brokers, err)
+	if s.kafkaOpts, err = cfg.kafkaClientOpts(); err != nil {
+		return nil, err
 	}
-	if s.pub, err = kafka.NewPublisher(s.brokers); err != nil {
+	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log, ClientOpts: s.kafkaOpts}); err != nil {
+		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w%s", s.brokers, err, cfg.kafkaSecurityHint())
+	}
+	if s.pub, err = kafka.NewPublisher(s.brokers, s.kafkaOpts...); err != nil {
 		return nil, err
 	}
 
@@ -249,7 +265,11 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err != nil {
 			return nil, err
 		}
-		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != ""}, httpapi.Deps{
+		proxies, err := forwarded.Parse(cfg.TrustedProxies)
+		if err != nil {
+			return nil, fmt.Errorf("HYSCRIBE_TRUSTED_PROXIES: %w", err)
+		}
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != "", TrustedProxies: proxies}, httpapi.Deps{
 			App:       uc,
 			Ready:     s.isReady,
 			Readiness: s.readiness,

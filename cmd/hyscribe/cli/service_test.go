@@ -141,17 +141,10 @@ func TestRestartMidPipelineLosesNoJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitFor(t, "every job finished after the restart", 60*time.Second, func() (bool, string) {
 		st := statuses(t, vars["HYSCRIBE_DATA_DIR"], ids)
-		if st[domain.StatusTranscribed] == jobs {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not every job finished after the restart: %v", st)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return st[domain.StatusTranscribed] == jobs, fmt.Sprint(st)
+	})
 	// The engine's latency and circuit are in /metrics.
 	resp, err := http.Get("http://" + svc.HTTPAddr() + "/metrics")
 	if err != nil {
@@ -193,16 +186,11 @@ func TestRestartMidPipelineLosesNoJob(t *testing.T) {
 		}
 	}
 	// One transcript_ready per job.
-	deadline = time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, "a transcript_ready per job", 10*time.Second, func() (bool, string) {
 		hook.mu.Lock()
-		got := len(hook.got)
-		hook.mu.Unlock()
-		if got == jobs || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		defer hook.mu.Unlock()
+		return len(hook.got) == jobs, fmt.Sprintf("%d of %d", len(hook.got), jobs)
+	})
 	hook.mu.Lock()
 	defer hook.mu.Unlock()
 	for _, id := range ids {

@@ -33,7 +33,7 @@ func (e *slotEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.requests++
 	e.peak = max(e.peak, e.cur)
 	e.mu.Unlock()
-	time.Sleep(e.delay)
+	time.Sleep(e.delay) // a request's time at the engine: requests overlap
 	e.mu.Lock()
 	e.cur--
 	e.mu.Unlock()
@@ -95,7 +95,8 @@ func TestWorkersShareTheEnginesSlots(t *testing.T) {
 		workerVars["KAFKA_BROKERS"] = strings.Join(api.Brokers(), ",")
 		w1 := start(maps.Clone(workerVars), cli.RoleWorker, []string{"process", "transcribe", "enrich"})
 		w2 := start(maps.Clone(workerVars), cli.RoleWorker, []string{"process", "transcribe", "enrich"})
-		time.Sleep(3 * time.Second) // both workers in the groups, the partitions split between them
+		// Both workers in the groups, the partitions split between them.
+		waitForGroupsShared(t, kadmClient(t, api.Brokers()), 2, "hyscribe-process", "hyscribe-transcribe", "hyscribe-enrich")
 		var ids []string
 		for range 16 {
 			var created struct{ DocID, UploadURL string }
@@ -105,17 +106,14 @@ func TestWorkersShareTheEnginesSlots(t *testing.T) {
 		}
 		deadline := time.Now().Add(90 * time.Second)
 		for _, id := range ids {
-			for {
+			waitFor(t, id+" transcribed", time.Until(deadline), func() (bool, string) {
 				var got struct{ Status, Error string }
 				call(t, "GET", "http://"+api.HTTPAddr()+"/api/getTranscription?docId="+id, key, nil, 200, &got)
-				if got.Status == "transcribed" {
-					break
-				}
-				if got.Status == "failed" || time.Now().After(deadline) {
+				if got.Status == "failed" {
 					t.Fatalf("%s: %s %s", id, got.Status, got.Error)
 				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return got.Status == "transcribed", got.Status
+			})
 		}
 		w1.Stop()
 		w2.Stop()

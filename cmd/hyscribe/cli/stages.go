@@ -79,8 +79,9 @@ type stageRun struct {
 	concurrency int
 	// batch, instead of handler, runs the stage's topics in batches (a
 	// sink that writes in bulk: analytics); onBatch is told of each.
-	batch   kafka.BatchHandler
-	onBatch func(events int, latency time.Duration)
+	batch     kafka.BatchHandler
+	onBatch   func(events int, latency time.Duration)
+	onFailure func(err error) // a failed write of a batch (retried)
 	// close, when set, runs after every consumer stopped (in-flight work
 	// finished, connections closed).
 	close func() error
@@ -145,7 +146,8 @@ func (s *Service) stageConsumer(stage app.Stage, run *stageRun, env stageEnv, fa
 	if run.batch != nil {
 		return kafka.NewBatchConsumer(kafka.BatchConsumerConfig{
 			Brokers: s.brokers, Group: "hyscribe-" + stage.Name, Topics: stage.Topics,
-			Handler: run.batch, Logger: log.With("stage", stage.Name), OnBatch: run.onBatch,
+			Handler: run.batch, Logger: log.With("stage", stage.Name), OnBatch: run.onBatch, OnFailure: run.onFailure,
+			ClientOpts: s.kafkaOpts,
 		})
 	}
 	ccfg := kafka.ConsumerConfig{
@@ -156,10 +158,10 @@ func (s *Service) stageConsumer(stage app.Stage, run *stageRun, env stageEnv, fa
 		// A worker that dies without leaving its group holds its
 		// partitions until the session times out; then the others
 		// take them over.
-		ClientOpts: []kgo.Opt{
+		ClientOpts: append([]kgo.Opt{
 			kgo.SessionTimeout(cfg.KafkaSessionTimeout),
 			kgo.HeartbeatInterval(min(3*time.Second, cfg.KafkaSessionTimeout/3)),
-		},
+		}, s.kafkaOpts...),
 	}
 	switch stage.GiveUp {
 	case app.GiveUpFailJob:
@@ -251,23 +253,27 @@ func (s *Service) analyzeStage(env stageEnv) (*stageRun, error) {
 
 // analyticsStage is the ClickHouse sink of the stage's events, when
 // CLICKHOUSE_DSN is set; without it analytics is off (results stay in the
-// store) and the stage is skipped.
+// store) and the stage is skipped. The DSN's database is created when
+// missing. A ClickHouse that cannot be reached or opened does not stop the
+// worker: the stage's batches fail and are retried, logged each time, and
+// the events wait in Kafka until ClickHouse takes them.
 func (s *Service) analyticsStage(env stageEnv) (*stageRun, error) {
 	if s.cfg.ClickHouseDSN == "" {
 		env.log.Info("analytics stage off: CLICKHOUSE_DSN is not set")
 		return nil, nil
 	}
-	sink, err := clickhouse.Open(env.ctx, s.cfg.ClickHouseDSN)
-	if err != nil {
-		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
-	}
-	if err := sink.Migrate(env.ctx); err != nil {
-		sink.Close()
-		return nil, fmt.Errorf("CLICKHOUSE_DSN: %w", err)
+	sink := clickhouse.NewSink(s.cfg.ClickHouseDSN)
+	ctx, cancel := context.WithTimeout(env.ctx, 30*time.Second)
+	defer cancel()
+	if err := sink.Open(ctx); err != nil {
+		env.log.Warn("analytics waits for ClickHouse (CLICKHOUSE_DSN): its events stay in Kafka until it can write them; the other stages run", "err", err)
 	}
 	rows := env.reg.Counter("hyscribe_analytics_events_total", "Events stored in ClickHouse.")
+	failures := env.reg.Counter("hyscribe_analytics_write_failures_total", "Failed writes of a batch of events to ClickHouse (each is retried; the events wait in Kafka).")
+	failures.With() // 0 from the start, so a rate over it exists before the first failure
 	return &stageRun{batch: sink.Write, close: sink.Close,
-		onBatch: func(n int, _ time.Duration) { rows.With().Add(float64(n)) }}, nil
+		onBatch:   func(n int, _ time.Duration) { rows.With().Add(float64(n)) },
+		onFailure: func(error) { failures.With().Inc() }}, nil
 }
 
 // chatModel is the outside model enrich and analyze use when HYSCRIBE_LLM_URL

@@ -61,6 +61,15 @@ func (c Config) checkStart(roles Role) (warnings []string, err error) {
 	} else if c.PublicURL == "" && c.DatabaseURL != "" {
 		warnings = append(warnings, "HYSCRIBE_PUBLIC_URL is not set: upload addresses and event links use the bound address http://"+c.HTTPAddr+", which customers behind a load balancer cannot reach; set it to the API's public base URL")
 	}
+	if strings.EqualFold(c.KafkaSASLMech, "plain") && !c.KafkaTLS {
+		// PLAIN sends the password as it is: only TLS keeps it off the wire.
+		msg := "KAFKA_SASL_MECHANISM=plain without KAFKA_TLS=true sends KAFKA_SASL_PASSWORD over the network unencrypted; set KAFKA_TLS=true, or use scram-sha-512"
+		if c.DatabaseURL != "" {
+			errs = append(errs, errors.New(msg))
+		} else {
+			warnings = append(warnings, msg)
+		}
+	}
 	if c.DatabaseURL != "" {
 		errs = append(errs, c.weakSecrets()...)
 	}
@@ -94,6 +103,9 @@ func (c Config) weakSecrets() []error {
 		if k.v != "" && placeholder(k.v) {
 			errs = append(errs, fmt.Errorf("%s is a placeholder (%q): set the real key or leave it empty", k.name, k.v))
 		}
+	}
+	if placeholder(c.KafkaSASLPassword) { // its value is not repeated: it is in use somewhere
+		errs = append(errs, errors.New("KAFKA_SASL_PASSWORD is a placeholder: give the Kafka user a real password"))
 	}
 	for _, u := range []struct{ name, v string }{{"DATABASE_URL", c.DatabaseURL}, {"CLICKHOUSE_DSN", c.ClickHouseDSN}} {
 		pu, err := url.Parse(u.v)

@@ -4,20 +4,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
-	"github.com/hyscribe/hyscribe/adapters/kafka"
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
@@ -30,9 +33,10 @@ const testUploadSecret = "4f9c1d0e8b7a6f5e4d3c2b1a09f8e7d6c5b4a392"
 // process still running after within is killed and fails the test.
 func runWithin(t *testing.T, within time.Duration, vars map[string]string, args ...string) (int, string, time.Duration) {
 	t.Helper()
+	bin := hyscribeBinary(t) // built before the clock starts: a build under load is not a slow refusal
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hyscribeBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -98,6 +102,8 @@ func TestProductionShapedStartRefusesWhatWouldFailSilently(t *testing.T) {
 		{"an unknown log level", with(map[string]string{"HYSCRIBE_LOG_LEVEL": "verbose"}), []string{"api"}, []string{"HYSCRIBE_LOG_LEVEL", "verbose"}},
 		{"a replication factor of -1", with(map[string]string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR": "-1"}), []string{"api"}, []string{"HYSCRIBE_KAFKA_REPLICATION_FACTOR"}},
 		{"a public S3 scheme of maybe", with(map[string]string{"HYSCRIBE_S3_PUBLIC_SECURE": "maybe"}), []string{"api"}, []string{"HYSCRIBE_S3_PUBLIC_SECURE"}},
+		{"a Kafka password in the clear", with(map[string]string{"KAFKA_SASL_MECHANISM": "plain", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "a-real-kafka-password"}), []string{"worker"}, []string{"KAFKA_SASL_MECHANISM=plain", "KAFKA_TLS=true"}},
+		{"a placeholder Kafka password", with(map[string]string{"KAFKA_TLS": "true", "KAFKA_SASL_MECHANISM": "scram-sha-512", "KAFKA_SASL_USERNAME": "hyscribe", "KAFKA_SASL_PASSWORD": "change-me"}), []string{"api"}, []string{"KAFKA_SASL_PASSWORD", "placeholder"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stderr, took := runWithin(t, 20*time.Second, c.vars, c.args...)
@@ -116,20 +122,19 @@ func TestProductionShapedStartRefusesWhatWouldFailSilently(t *testing.T) {
 	}
 }
 
-// TestSplitAPIAndWorkerOnPostgres is the split of the issue: `hyscribe api`
-// and `hyscribe worker` on one Postgres schema. With KAFKA_BROKERS naming a
-// cluster both share, a job goes through; without it, each refuses to
-// start (never two brokers for one database).
+// TestSplitAPIAndWorkerOnPostgres is the split of the documented recipe
+// (docs/operations.md): `hyscribe kafka` as the broker, `hyscribe api` and
+// `hyscribe worker` on one Postgres schema. Without KAFKA_BROKERS api and
+// worker refuse to start (never two brokers for one database); with it,
+// every job goes through, the broker process serves metadata to any Kafka
+// client and joins no consumer group (a `serve` in its place took
+// partitions of the pipeline's groups and stranded their jobs), and it
+// stops on SIGTERM leaving its log in HYSCRIBE_DATA_DIR/kafka.
 func TestSplitAPIAndWorkerOnPostgres(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary and runs two processes")
+		t.Skip("builds the binary and runs three processes")
 	}
 	db := pgtest.URL(t) // skips without Postgres
-	cluster, err := kafka.StartEmbedded("127.0.0.1:0", "", 2, kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
 	engine := asrtest.NewEngine(t)
 	vars := map[string]string{
 		"DATABASE_URL":                   db,
@@ -144,30 +149,102 @@ func TestSplitAPIAndWorkerOnPostgres(t *testing.T) {
 		"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE": "true",
 	}
 	for _, role := range []string{"api", "worker"} {
-		code, stderr, _ := runWithin(t, 20*time.Second, vars, role)
+		code, stderr, _ := runWithin(t, 60*time.Second, vars, role)
 		if code != 1 || !strings.Contains(stderr, "KAFKA_BROKERS") {
 			t.Fatalf("%s without KAFKA_BROKERS: exit %d\n%s", role, code, stderr)
 		}
 	}
 
-	vars["KAFKA_BROKERS"] = strings.Join(cluster.Addrs(), ",")
+	kafkaDir := t.TempDir()
+	broker := startProc(t, "kafka", map[string]string{
+		"HYSCRIBE_DATA_DIR":            kafkaDir,
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+	}, "kafka")
+	addrs, _ := broker.waitLog(t, "embedded kafka listening", 60*time.Second)["addrs"].([]any)
+	if len(addrs) != 1 {
+		t.Fatalf("hyscribe kafka logged addrs %v", addrs)
+	}
+	brokerAddr := addrs[0].(string)
+	kc, err := kgo.NewClient(kgo.SeedBrokers(brokerAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	adm := kadm.NewClient(kc)
+	ctx := context.Background() // each wait below has its own bound
+	mctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	meta, err := adm.BrokerMetadata(mctx)
+	if err != nil || len(meta.Brokers) != 1 || fmt.Sprintf("%s:%d", meta.Brokers[0].Host, meta.Brokers[0].Port) != brokerAddr {
+		t.Fatalf("hyscribe kafka's metadata: %+v, %v", meta.Brokers, err)
+	}
+
+	vars["KAFKA_BROKERS"] = brokerAddr
 	acct := runCLI(t, env(vars), "account", "create", "--name", "split", "--plan", "business", "--seconds", "3600")
 	key := acct["apiKey"].(string)
-	_, api := startAPI(t, "api", vars)
+	apiProc, api := startAPI(t, "api", vars)
 	workerVars := maps.Clone(vars)
 	workerVars["HYSCRIBE_PUBLIC_URL"] = "http://" + api
-	startProc(t, "worker", workerVars, "worker")
+	worker := startProc(t, "worker", workerVars, "worker")
 
 	mono, err := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := createAndUpload(t, api, key, "single_voice", mono)
-	waitFor(t, "the job transcribed by the worker", 90*time.Second, func() (bool, string) {
-		a := poll(t, api, key, id)
-		s, _ := a.body["status"].(string)
-		return s == "transcribed", a.raw
+	var ids []string
+	for range 6 {
+		ids = append(ids, createAndUpload(t, api, key, "single_voice", mono))
+	}
+	// One query per look: polling six jobs through the API would meet its
+	// rate limit.
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	waitFor(t, "every job transcribed by the worker", 120*time.Second, func() (bool, string) {
+		var states []string
+		err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(status ORDER BY id), '{}') FROM jobs WHERE id = ANY($1)`, ids).Scan(&states)
+		done := err == nil && len(states) == len(ids)
+		for _, s := range states {
+			done = done && s == "transcribed"
+		}
+		return done, fmt.Sprint(states, err)
 	})
+	// The pipeline's groups have members, and all of them leave with the
+	// worker and the API: none belongs to the broker process.
+	members := func() (int, int, string) {
+		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		groups, err := adm.DescribeGroups(gctx)
+		if err != nil {
+			return 0, 0, err.Error()
+		}
+		n := 0
+		for _, g := range groups.Sorted() {
+			n += len(g.Members)
+		}
+		return len(groups), n, fmt.Sprint(groups.Names())
+	}
+	if g, n, names := members(); g == 0 || n == 0 {
+		t.Fatalf("while the worker runs: %d groups with %d members (%s)", g, n, names)
+	}
+	worker.stop(20 * time.Second)
+	apiProc.stop(20 * time.Second)
+	waitFor(t, "no group member once api and worker stopped", 30*time.Second, func() (bool, string) {
+		g, n, names := members()
+		return g > 0 && n == 0, fmt.Sprintf("%d groups, %d members: %s", g, n, names)
+	})
+
+	broker.stop(20 * time.Second)
+	if broker.waitErr != nil {
+		t.Errorf("hyscribe kafka on SIGTERM: %v", broker.waitErr)
+	}
+	broker.waitLog(t, "embedded kafka stopped", time.Second)
+	if entries, err := os.ReadDir(filepath.Join(kafkaDir, "kafka")); err != nil || len(entries) == 0 {
+		t.Errorf("HYSCRIBE_DATA_DIR/kafka after the stop: %v, %v", entries, err)
+	}
 }
 
 // serve, api and worker --help list every variable of the declared

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,16 +144,10 @@ func TestRetentionDeletesOldJobs(t *testing.T) {
 	if out["retentionDays"] != 7.0 {
 		t.Fatalf("account update printed %v", out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := st.GetJob(ctx, "old"); errors.Is(err, domain.ErrNotFound) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the job older than the retention was not deleted")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, "the job older than the retention deleted", 30*time.Second, func() (bool, string) {
+		_, err := st.GetJob(ctx, "old")
+		return errors.Is(err, domain.ErrNotFound), fmt.Sprint(err)
+	})
 	tomb, err := st.GetTombstone(ctx, "old")
 	if err != nil || tomb.Reason != domain.DeletedByRetention {
 		t.Fatalf("tombstone %+v %v", tomb, err)

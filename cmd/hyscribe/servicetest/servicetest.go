@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/internal/eventually"
 )
 
 // LogTail is how much of the service's log a failed test prints.
@@ -52,20 +53,11 @@ func Start(t testing.TB, getenv func(string) string, roles cli.Role, stages []st
 }
 
 // Eventually polls cond every 100 ms until it holds, and fails t with what
-// and cond's last word on the state once within has passed.
+// and cond's last word on the state once within has passed. A check of the
+// whole service costs requests, so it is not repeated faster.
 func Eventually(t testing.TB, what string, within time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s (%s)", what, within, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	eventually.Every(t, 100*time.Millisecond, within, what, cond)
 }
 
 // LockedBuffer is a bytes.Buffer that concurrent writers (a service's log

@@ -11,7 +11,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 )
 
-// TestSmallerFixesInABrowser checks issue 27's smaller list in Chromium:
+// TestDarkModePhoneLayoutAndFormChecksInABrowser checks in Chromium:
 // dark mode follows prefers-color-scheme; on a phone the header and the
 // filters start folded; at 1280 px the Armenian header keeps one line and
 // the filters' selects show their words whole; a member's Settings look
@@ -19,7 +19,7 @@ import (
 // password change refuses the same password and a mistyped repetition; a
 // from-after-to date range says so; a bad metadata line is named; and an
 // organisation name of 200 Armenian letters is accepted.
-func TestSmallerFixesInABrowser(t *testing.T) {
+func TestDarkModePhoneLayoutAndFormChecksInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service and a browser")
 	}

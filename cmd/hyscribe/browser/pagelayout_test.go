@@ -46,15 +46,14 @@ const collisions = `(function(){
 // inView is a script template: whether the element %s is in the viewport.
 const inView = `(function(){var e=document.querySelector(%q); if(!e) return false; var r=e.getBoundingClientRect(); return r.bottom>0 && r.top<window.innerHeight;})()`
 
-// TestWalkFixesInABrowser checks, in Chromium, the fixes the first walk
-// through the web application asked for (issue 14): key creation survives
+// TestPagesFormsSearchAndPlaybackInABrowser checks, in Chromium: key creation survives
 // a reload without minting a key, Send test event, confirmations in view,
 // Add question's numbering, search with Armenian spellings and metadata
 // with highlighted snippets, failed jobs and refused uploads with their
 // reason, the sticky player with speed and the line following playback,
 // copying a line, English speaker labels, and the layout at 1280 and
 // 390 px. Screenshots: fix-*.png.
-func TestWalkFixesInABrowser(t *testing.T) {
+func TestPagesFormsSearchAndPlaybackInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service and a browser")
 	}

@@ -18,8 +18,11 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// Handler tests of the fixes the first walk through the web application
-// found (issue 14); the browser checks are in cmd/hyscribe/browser.
+// Handler tests of what the pages do for people: answers in the
+// checklist author's order, validation errors in the page's language, key
+// creation as post/redirect/get, the test event, search snippets, failed
+// and refused jobs with their reason, one language per page. The browser
+// checks of the same pages are in cmd/hyscribe/browser.
 
 func TestAnswersFollowTheAuthorsQuestionOrder(t *testing.T) {
 	s := newSite(t, web.Config{})
