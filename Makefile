@@ -188,17 +188,17 @@ bench: deps
 	bash bench/run.sh
 	bash bench/engine.sh
 
-## lint: vet, staticcheck, gofmt and the dependency rule (domain and ports import no adapter or framework)
-# staticcheck is installed from the Go module proxy into a cache outside the tree when missing.
-STATICCHECK_VERSION := v0.8.2
-STATICCHECK := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/staticcheck
-$(STATICCHECK):
-	GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-
-lint: $(STATICCHECK)
+## lint: vet, golangci-lint (.golangci.yml), gofmt and the dependency rule (domain and ports import no adapter or framework)
+# golangci-lint runs staticcheck, errcheck, gosec, bodyclose, sqlclosecheck,
+# govet, ineffassign, unused and depguard; .ci/golangci-lint.sh builds the
+# pinned version from the Go module proxy into a cache outside the tree when
+# missing (.ci/deps.sh too).
+GOLANGCI_LINT ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hyscribe/bin/golangci-lint
+lint:
+	bash .ci/golangci-lint.sh
 	$(GO) vet $(PKGS)
-	$(STATICCHECK) $(PKGS)
-	cd client && $(GO) vet ./... && $(STATICCHECK) ./...
+	$(GOLANGCI_LINT) run $(PKGS)
+	cd client && $(GO) vet ./... && $(GOLANGCI_LINT) run ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) test -count=1 -run TestDependencyRule ./domain/
 

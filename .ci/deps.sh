@@ -137,3 +137,7 @@ if ! GOTOOLCHAIN=local "$go_oldest" version 2>/dev/null | grep -q "${GO_OLDEST_V
   echo "deps: fetching ${GO_OLDEST_VERSION} from the module proxy"
   GOTOOLCHAIN="${GO_OLDEST_VERSION}" go version >/dev/null
 fi
+
+# golangci-lint for make lint (.golangci.yml), built from the Go module proxy
+# into the same cache as kubeconform; the script holds the pinned version.
+bash .ci/golangci-lint.sh

@@ -344,7 +344,7 @@ func (c *Client) UploadFile(ctx context.Context, uploadURL, path string) error {
 	if err != nil {
 		return fmt.Errorf("hyscribe: upload: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("hyscribe: upload: %w", err)

@@ -130,7 +130,7 @@ func readSecret(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("blob.LoadOrCreateSecret: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("blob.LoadOrCreateSecret: %w", err)

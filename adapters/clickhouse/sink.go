@@ -54,7 +54,7 @@ func (k *Sink) Open(ctx context.Context) error {
 		return err
 	}
 	if err := s.Migrate(ctx); err != nil {
-		s.Close()
+		_ = s.Close() // the migration's error is the one returned
 		return err
 	}
 	k.store = s

@@ -27,7 +27,7 @@ func openFrames(path string) (*frameReader, error) {
 	}
 	fr := &frameReader{f: f, r: bufio.NewReaderSize(f, 64<<10), frame: make([]float64, 0, frameLen), raw: make([]byte, 2*frameLen)}
 	if err := fr.header(); err != nil {
-		f.Close()
+		_ = f.Close() // opened read-only; the header's error is returned
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return fr, nil

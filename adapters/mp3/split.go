@@ -42,7 +42,7 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 	defer func() {
 		for _, o := range outs {
 			if o != nil && err != nil {
-				o.w.f.Close()
+				_ = o.w.f.Close() // the split failed (err is returned) and the file is removed
 				os.Remove(o.w.f.Name())
 			}
 		}

@@ -39,7 +39,7 @@ func createWAV(path string, rate int) (*wavWriter, error) {
 	h = binary.LittleEndian.AppendUint16(h, 16)             // bits per sample
 	h = append(h, "data\x00\x00\x00\x00"...)
 	if _, err := w.w.Write(h); err != nil {
-		f.Close()
+		_ = f.Close() // the write's error is the one returned
 		return nil, err
 	}
 	return w, nil

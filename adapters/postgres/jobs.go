@@ -77,7 +77,7 @@ func (s *Store) GetJobAndAccount(ctx context.Context, id domain.DocID) (domain.J
 	b.Queue(shared.Job.Select+" WHERE id = $1", string(id))
 	b.Queue(shared.Account.Select+" WHERE id = (SELECT account_id FROM jobs WHERE id = $1)", string(id))
 	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
+	defer br.Close() //nolint:errcheck // both reads' errors come from their Scan; Close would repeat one
 	j, err := toDomainJob(br.QueryRow())
 	if err != nil {
 		return domain.Job{}, domain.Account{}, fmt.Errorf("postgres.GetJobAndAccount: job %s: %w", id, err)

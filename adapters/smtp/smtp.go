@@ -123,7 +123,7 @@ func (m *Mailer) Send(ctx context.Context, msg ports.Mail) error {
 	if err != nil {
 		return fmt.Errorf("smtp %s: greeting: %w", m.addr, err)
 	}
-	defer c.Close()
+	defer c.Close() //nolint:errcheck // after Quit the connection is done; on a failed step that step's error is returned
 	if err := c.Hello(helloName(m.from)); err != nil {
 		return fmt.Errorf("smtp %s: EHLO: %w", m.addr, err)
 	}

@@ -39,7 +39,7 @@ func (Cutter) Cut(ctx context.Context, wavPath, dir string, spans []domain.Span)
 	if err != nil {
 		return nil, fmt.Errorf("wavcut: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only
 	fm, err := readHeader(f)
 	if err != nil {
 		return nil, fmt.Errorf("wavcut: %s: %w", wavPath, err)

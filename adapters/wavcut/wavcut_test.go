@@ -31,7 +31,9 @@ func TestCutWritesEachSpan(t *testing.T) {
 		t.Error("a missing file was cut")
 	}
 	junk := filepath.Join(dir, "junk.wav")
-	os.WriteFile(junk, []byte("not a wav file at all"), 0o600)
+	if err := os.WriteFile(junk, []byte("not a wav file at all"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := (wavcut.Cutter{}).Cut(t.Context(), junk, t.TempDir(), []domain.Span{{Start: 0, End: 1}}); err == nil {
 		t.Error("junk was cut")
 	}

@@ -101,7 +101,7 @@ func Start(t testing.TB, brokers []string, topic string, more ...string) *Server
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		<-exited
+		<-exited //nolint:errcheck // killed: the wait's error says only that
 		if t.Failed() {
 			t.Logf("minio output:\n%s", s.logs.String())
 		}

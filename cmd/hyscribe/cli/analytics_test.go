@@ -65,7 +65,9 @@ func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 	acct := runCLI(t, getenv, "account", "create", "--name", "qa", "--plan", "business", "--seconds", "3600")
 	accountID, key := acct["accountId"].(string), acct["apiKey"].(string)
 	def := filepath.Join(dir, "checklist.json")
-	os.WriteFile(def, []byte(`{"name":"Զանգի որակ","questions":[{"id":"greet","text":"Ողջունե՞ց","expect":["բարև"]},{"id":"none","text":"Անհնար","expect":["զզզզզզ քքքքքք"]}]}`), 0o600)
+	if err := os.WriteFile(def, []byte(`{"name":"Զանգի որակ","questions":[{"id":"greet","text":"Ողջունե՞ց","expect":["բարև"]},{"id":"none","text":"Անհնար","expect":["զզզզզզ քքքքքք"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	checklistID := runCLI(t, getenv, "checklist", "create", "--account", accountID, "--file", def)["checklistId"].(string)
 	if got := runCLI(t, getenv, "checklist", "show", "--account", accountID, "--checklist", checklistID); got["version"] != float64(1) {
 		t.Fatalf("checklist show: %v", got)

@@ -457,7 +457,9 @@ func TestInvitationsTellNothingReserveNothingAndAreLimited(t *testing.T) {
 	r := newSecurityRig(t, "60", map[string]string{"HYSCRIBE_LLM_URL": ""})
 	other := runCLI(t, env(r.vars), "account", "create", "--name", "elsewhere", "--plan", "free", "--seconds", "0")["accountId"].(string)
 	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600)
+	if err := os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runCLI(t, env(r.vars), "user", "create", "--account", other, "--email", "taken@example.am", "--password-file", pw, "--role", "owner")
 
 	owner := r.signIn(t, r.owner, rigPassword)
@@ -544,7 +546,9 @@ func TestChecklistsAreBoundedAndPreviewIsLimited(t *testing.T) {
 	}
 	// The same bound holds for the operator's checklist files.
 	f := filepath.Join(t.TempDir(), "cl.json")
-	os.WriteFile(f, []byte(`{"name":"QA","questions":[{"id":"q1","text":"t","expect":["`+strings.Join(letters[:21], `","`)+`"]}]}`), 0o600)
+	if err := os.WriteFile(f, []byte(`{"name":"QA","questions":[{"id":"q1","text":"t","expect":["`+strings.Join(letters[:21], `","`)+`"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb strings.Builder
 	if err := cli.Run(context.Background(), []string{"checklist", "create", "--account", r.account, "--file", f}, env(r.vars), &out, &errb); err == nil || !strings.Contains(err.Error(), "at most 20") {
 		t.Errorf("checklist create with 21 phrases in a question: %v", err)

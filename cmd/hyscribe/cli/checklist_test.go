@@ -18,8 +18,12 @@ func TestChecklistCommands(t *testing.T) {
 	acct := runCLI(t, getenv, "account", "create", "--name", "qa", "--plan", "business", "--seconds", "60")["accountId"].(string)
 	v1 := filepath.Join(dir, "v1.json")
 	v2 := filepath.Join(dir, "v2.json")
-	os.WriteFile(v1, []byte(`{"name":"Որակ","questions":[{"id":"greet","text":"Ողջունե՞ց","expect":["բարև"]}]}`), 0o600)
-	os.WriteFile(v2, []byte(`{"name":"Որակ 2","questions":[{"id":"greet","text":"Ողջունե՞ց"},{"id":"bye","text":"Հրաժեշտ","weight":2}]}`), 0o600)
+	if err := os.WriteFile(v1, []byte(`{"name":"Որակ","questions":[{"id":"greet","text":"Ողջունե՞ց","expect":["բարև"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(v2, []byte(`{"name":"Որակ 2","questions":[{"id":"greet","text":"Ողջունե՞ց"},{"id":"bye","text":"Հրաժեշտ","weight":2}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	created := runCLI(t, getenv, "checklist", "create", "--account", acct, "--file", v1)
 	id := created["checklistId"].(string)

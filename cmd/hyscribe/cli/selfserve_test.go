@@ -23,7 +23,9 @@ func TestOperatorResetLink(t *testing.T) {
 	getenv := env(vars)
 	acct := runCLI(t, getenv, "account", "create", "--name", "people", "--plan", "business", "--seconds", "60")["accountId"].(string)
 	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("the forgotten password\n"), 0o600)
+	if err := os.WriteFile(pw, []byte("the forgotten password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runCLI(t, getenv, "user", "create", "--account", acct, "--email", "lead@example.am", "--password-file", pw, "--role", "owner")
 	runCLI(t, getenv, "user", "invite", "--account", acct, "--email", "late@example.am")
 

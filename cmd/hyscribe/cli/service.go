@@ -162,7 +162,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	s := &Service{cfg: cfg, log: log, ready: make(chan struct{})}
 	defer func() {
 		if err != nil {
-			s.Stop()
+			_ = s.Stop() // undoing a failed start: the start's error is returned
 		}
 	}()
 	if s.store, s.pg, err = openStore(ctx, cfg); err != nil {

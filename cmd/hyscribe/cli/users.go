@@ -81,7 +81,7 @@ func readFirstLine(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only
 	line, err := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", err

@@ -58,7 +58,9 @@ func TestOperatorAddsPeople(t *testing.T) {
 	getenv := env(vars)
 	acct := runCLI(t, getenv, "account", "create", "--name", "people", "--plan", "business", "--seconds", "60")["accountId"].(string)
 	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("a long enough password\n"), 0o600)
+	if err := os.WriteFile(pw, []byte("a long enough password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	u := runCLI(t, getenv, "user", "create", "--account", acct, "--email", "Lead@Example.am", "--password-file", pw, "--role", "owner")
 	if u["email"] != "lead@example.am" || u["role"] != "owner" {
 		t.Fatalf("user create printed %v", u)

@@ -35,7 +35,7 @@ func Start(t testing.TB, getenv func(string) string, roles cli.Role, stages []st
 	}
 	svc, err := cli.Start(context.Background(), cfg, roles, stages, logs)
 	if err != nil {
-		logs.Close()
+		_ = logs.Close() // the start's error is the test's failure
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
