@@ -332,7 +332,9 @@ func TestTrialSecondsComeOnceTheAddressIsConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pw := filepath.Join(t.TempDir(), "pw-boss")
-	os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600)
+	if err := os.WriteFile(pw, []byte(rigPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runCLI(t, env(r.vars), "user", "create", "--account", id, "--email", "boss@example.am", "--password-file", pw, "--role", "owner")
 	boss := r.signIn(t, "boss@example.am", rigPassword)
 	if res := r.post(t, boss, "/app/team", "/app/team/"+farmer+"/remove", url.Values{}); res.StatusCode >= 400 {
