@@ -1,0 +1,170 @@
+package mp3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultFFmpeg is the decoder program Splitter runs when its FFmpeg field
+// is empty: Debian's ffmpeg, found on PATH.
+const DefaultFFmpeg = "ffmpeg"
+
+const (
+	// stallTimeout is the time bound on the decoder: ffmpeg decodes an
+	// hour of MP3 in seconds, so one that hands back no audio for a
+	// minute is hung (or starved of CPU) and is killed. The job's own
+	// context bounds the whole decode.
+	stallTimeout = time.Minute
+
+	// ffmpegMemory is the memory bound: the decoder's address space (an
+	// MP3 decode maps about 270 MB, most of it shared libraries, and
+	// keeps 55 MB resident). Audio streams through pipes, so it does not
+	// grow with the recording.
+	ffmpegMemory = 1 << 30
+
+	// stderrKeep is how much of ffmpeg's complaints is kept for the
+	// error: corrupt files make it log a line per bad frame.
+	stderrKeep = 4 << 10
+)
+
+// ffmpegArgs is the decoder's command line. The input is the frames the
+// scanner found, and only them, on standard input: the format is forced to
+// MP3 (no probing, so no other demuxer or decoder ever sees customer
+// bytes), only the pipe protocol is allowed (no file, network or
+// concatenation protocol can be reached from inside the data), and the
+// output is raw 16-bit PCM of the stream's own channels and rate on
+// standard output. Naming -ac and -ar keeps ffmpeg from converting: a mono
+// stream stays mono (ffmpeg's own mono-to-stereo mix is 3 dB down).
+func ffmpegArgs(channels, rate int) []string {
+	return []string{"-nostdin", "-hide_banner", "-loglevel", "error",
+		"-protocol_whitelist", "pipe", "-f", "mp3", "-i", "pipe:0",
+		"-map", "0:a:0", "-f", "s16le", "-acodec", "pcm_s16le",
+		"-ac", strconv.Itoa(channels), "-ar", strconv.Itoa(rate), "pipe:1"}
+}
+
+// CheckFFmpeg finds the decoder program name (a path, or a name looked up
+// on PATH; empty is DefaultFFmpeg) and checks that it is an ffmpeg with an
+// MP3 decoder. The worker calls it before it starts, so that a machine
+// without the decoder refuses to start rather than fail every job.
+func CheckFFmpeg(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		name = DefaultFFmpeg
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("mp3.CheckFFmpeg: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "-hide_banner", "-loglevel", "error", "-h", "decoder=mp3").Output()
+	if err != nil {
+		return "", fmt.Errorf("mp3.CheckFFmpeg: %s: %w", path, err)
+	}
+	if !bytes.Contains(out, []byte("Decoder mp3")) {
+		return "", fmt.Errorf("mp3.CheckFFmpeg: %s has no MP3 decoder", path)
+	}
+	return path, nil
+}
+
+// errStalled is the cause a decoder is killed with when it hangs.
+var errStalled = errors.New("ffmpeg hung: no audio came for too long, so it was killed")
+
+// ffmpegDecoder is one ffmpeg process decoding a stream: frames go in
+// through in, PCM comes out of out.
+type ffmpegDecoder struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    io.ReadCloser
+	stderr *keepWriter
+
+	stall    *time.Timer
+	stallFor time.Duration
+}
+
+// startFFmpeg starts the decoder for a stream of the given channels and
+// rate. It dies with ctx; cancel is also called with errStalled when no
+// PCM comes for stall (0: stallTimeout).
+func startFFmpeg(ctx context.Context, cancel context.CancelCauseFunc, name string, stall time.Duration, channels, rate int) (*ffmpegDecoder, error) {
+	if name == "" {
+		name = DefaultFFmpeg
+	}
+	if stall <= 0 {
+		stall = stallTimeout
+	}
+	cmd := exec.CommandContext(ctx, name, ffmpegArgs(channels, rate)...)
+	cmd.WaitDelay = 5 * time.Second
+	d := &ffmpegDecoder{cmd: cmd, stderr: &keepWriter{max: stderrKeep}}
+	cmd.Stderr = d.stderr
+	var err error
+	if d.in, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if d.out, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	limitMemory(cmd.Process.Pid, ffmpegMemory)
+	d.stallFor = stall
+	d.stall = time.AfterFunc(stall, func() { cancel(errStalled) })
+	return d, nil
+}
+
+// read fills p with PCM, as io.ReadFull does.
+func (d *ffmpegDecoder) read(p []byte) (int, error) {
+	n, err := io.ReadFull(d.out, p)
+	if n > 0 {
+		d.stall.Reset(d.stallFor)
+	}
+	return n, err
+}
+
+// wait ends the process and reports how it ended: nil, or an error that
+// quotes what ffmpeg said.
+func (d *ffmpegDecoder) wait() error {
+	d.stall.Stop()
+	err := d.cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if msg := d.stderr.firstLine(); msg != "" {
+			return fmt.Errorf("%s (%w)", msg, err)
+		}
+	}
+	return err
+}
+
+// keepWriter keeps the first max bytes written to it.
+type keepWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (w *keepWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p[:min(len(p), w.max-len(w.buf))]...)
+	return len(p), nil
+}
+
+// ffmpegContext is the "[mp3float @ 0x55d1c0] " prefix of ffmpeg's messages:
+// an address means nothing to a reader of the error.
+var ffmpegContext = regexp.MustCompile(`^\[[^\]]* @ 0x[0-9a-f]+\] `)
+
+// firstLine is ffmpeg's first complaint, without its context.
+func (w *keepWriter) firstLine() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(w.buf)), "\n")
+	return ffmpegContext.ReplaceAllString(strings.TrimSpace(line), "")
+}
