@@ -48,8 +48,9 @@ export HYSCRIBE_SCREENSHOTS
 
 .PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down
 
-## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
+## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads); installs Debian's ffmpeg, the MP3 decoder, when missing
 run:
+	@bash .ci/ffmpeg.sh
 	HYSCRIBE_WEBHOOK_ALLOW_PRIVATE=$${HYSCRIBE_WEBHOOK_ALLOW_PRIVATE:-true} \
 	HYSCRIBE_DATA_DIR=$${HYSCRIBE_DATA_DIR:-$(DATA)} \
 	$(GO) run ./cmd/hyscribe serve
