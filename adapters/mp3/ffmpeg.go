@@ -32,7 +32,7 @@ const (
 	ffmpegMemory = 1 << 30
 
 	// stderrKeep is how much of ffmpeg's complaints is kept for the
-	// error: corrupt files make it log a line per bad frame.
+	// error: corrupt files make it log lines for every bad frame.
 	stderrKeep = 4 << 10
 )
 
@@ -44,10 +44,18 @@ const (
 // output is raw 16-bit PCM of the stream's own channels and rate on
 // standard output. Naming -ac and -ar keeps ffmpeg from converting: a mono
 // stream stays mono (ffmpeg's own mono-to-stereo mix is 3 dB down).
+//
+// ffmpeg drops a frame it cannot decode (corrupt data that still looked
+// like a frame); aresample's async mode puts silence where the frame's
+// timestamp says it was, so later times in the recording stay right (it
+// fills gaps over 10 ms, a frame is 24 ms or more, and never stretches).
+// Every dropped frame is logged on its own line (repeat: no "Last message
+// repeated"), which is how they are counted.
 func ffmpegArgs(channels, rate int) []string {
-	return []string{"-nostdin", "-hide_banner", "-loglevel", "error",
+	return []string{"-nostdin", "-hide_banner", "-loglevel", "repeat+error",
 		"-protocol_whitelist", "pipe", "-f", "mp3", "-i", "pipe:0",
-		"-map", "0:a:0", "-f", "s16le", "-acodec", "pcm_s16le",
+		"-map", "0:a:0", "-af", "aresample=async=1:min_hard_comp=0.01",
+		"-f", "s16le", "-acodec", "pcm_s16le",
 		"-ac", strconv.Itoa(channels), "-ar", strconv.Itoa(rate), "pipe:1"}
 }
 
@@ -84,7 +92,7 @@ type ffmpegDecoder struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    io.ReadCloser
-	stderr *keepWriter
+	stderr *ffmpegLog
 
 	stall    *time.Timer
 	stallFor time.Duration
@@ -102,7 +110,7 @@ func startFFmpeg(ctx context.Context, cancel context.CancelCauseFunc, name strin
 	}
 	cmd := exec.CommandContext(ctx, name, ffmpegArgs(channels, rate)...)
 	cmd.WaitDelay = 5 * time.Second
-	d := &ffmpegDecoder{cmd: cmd, stderr: &keepWriter{max: stderrKeep}}
+	d := &ffmpegDecoder{cmd: cmd, stderr: &ffmpegLog{max: stderrKeep}}
 	cmd.Stderr = d.stderr
 	var err error
 	if d.in, err = cmd.StdinPipe(); err != nil {
@@ -143,18 +151,48 @@ func (d *ffmpegDecoder) wait() error {
 	return err
 }
 
-// keepWriter keeps the first max bytes written to it.
-type keepWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+// ffmpegLog is ffmpeg's standard error: it keeps the first max bytes and
+// counts the frames ffmpeg dropped, one "Error while decoding stream" line
+// each, over the whole run.
+type ffmpegLog struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	line    []byte // the line being written, up to lineMax bytes
+	dropped int64
 }
 
-func (w *keepWriter) Write(p []byte) (int, error) {
+// droppedLine starts the line ffmpeg logs for every packet it could not
+// decode; lineMax bounds what is kept of a line to find it.
+const (
+	droppedLine = "Error while decoding stream"
+	lineMax     = 256
+)
+
+func (w *ffmpegLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p[:min(len(p), w.max-len(w.buf))]...)
+	for _, c := range p {
+		if c != '\n' {
+			if len(w.line) < lineMax {
+				w.line = append(w.line, c)
+			}
+			continue
+		}
+		if bytes.HasPrefix(w.line, []byte(droppedLine)) {
+			w.dropped++
+		}
+		w.line = w.line[:0]
+	}
 	return len(p), nil
+}
+
+// droppedFrames is how many frames ffmpeg dropped.
+func (w *ffmpegLog) droppedFrames() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropped
 }
 
 // ffmpegContext is the "[mp3float @ 0x55d1c0] " prefix of ffmpeg's messages:
@@ -162,7 +200,7 @@ func (w *keepWriter) Write(p []byte) (int, error) {
 var ffmpegContext = regexp.MustCompile(`^\[[^\]]* @ 0x[0-9a-f]+\] `)
 
 // firstLine is ffmpeg's first complaint, without its context.
-func (w *keepWriter) firstLine() string {
+func (w *ffmpegLog) firstLine() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	line, _, _ := strings.Cut(strings.TrimSpace(string(w.buf)), "\n")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func corruptFrames(t *testing.T, k int) []byte {
 // undecodable, with a permanent error of the same class as before the
 // decoder was ffmpeg, whether ffmpeg gives up (every frame bad) or drops
 // the bad ones (every other frame), and leaves nothing behind. A few bad
-// frames are made up with silence: the audio lasts what was measured.
+// frames become silence where they were: the audio lasts what was
+// measured, and the frames after them keep their times.
 func TestSplitRefusesCorruptAudio(t *testing.T) {
 	needTools(t, "ffmpeg")
 	const want = "the MP3 file cannot be decoded: "
@@ -90,9 +92,16 @@ func TestSplitRefusesCorruptAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, n, err := decodeWith(Splitter{}, corruptFrames(t, 40)) // 5 of 232 frames
-	if err != nil || n != whole {
-		t.Errorf("5 bad frames: %d bytes of PCM, %v; want %d", n, err, whole)
+	_, pcm, err := decodeWith(Splitter{}, corruptFrames(t, 40)) // frames 39, 79, …, 199
+	if err != nil || len(pcm) != len(whole) {
+		t.Fatalf("5 bad frames: %d bytes of PCM, %v; want %d", len(pcm), err, len(whole))
+	}
+	const frame = 576 * 4                 // stereo 16-bit samples of an MPEG-2 frame; no tag, so no trimming
+	for i := 1; i < len(pcm)/frame; i++ { // frame 0 is the encoder's delay: silent
+		at := pcm[i*frame : (i+1)*frame]
+		if silent := !slices.ContainsFunc(at, func(b byte) bool { return b != 0 }); silent != (i%40 == 39) {
+			t.Errorf("frame %d: silent %v", i, silent)
+		}
 	}
 }
 
@@ -128,14 +137,14 @@ func TestDecoderRunsUnderAMemoryBound(t *testing.T) {
 	}
 }
 
-// decodeWith runs decodePCM with sp, counting the PCM bytes.
-func decodeWith(sp Splitter, data []byte) (start, int, error) {
+// decodeWith runs decodePCM with sp and returns the PCM.
+func decodeWith(sp Splitter, data []byte) (start, []byte, error) {
 	var st start
-	var n int
+	var out []byte
 	err := decodePCM(context.Background(), sp, bytes.NewReader(data),
 		func(s start) error { st = s; return nil },
-		func(pcm []byte) error { n += len(pcm); return nil })
-	return st, n, err
+		func(pcm []byte) error { out = append(out, pcm...); return nil })
+	return st, out, err
 }
 
 func TestCheckFFmpeg(t *testing.T) {

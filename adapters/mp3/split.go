@@ -148,14 +148,14 @@ func decodePCM(ctx context.Context, sp Splitter, r io.Reader, open func(start) e
 		return domain.UndecodableMP3(werr)
 	}
 	// ffmpeg drops a frame it cannot decode (corrupt data that still looked
-	// like a frame). A few are made up with silence at the end, so the
-	// recording lasts what was measured; a stream with more than one in ten
-	// bad is refused.
-	want := in.frames * int64(st.ref.samples)
-	if lost := (want - decoded) / int64(st.ref.samples); lost > 10 && lost*10 > in.frames {
+	// like a frame) and fills its time with silence (ffmpegArgs); a stream
+	// with more than one in ten bad is refused. Frames dropped at the very
+	// end leave no later time to fill: silence is added there, so the
+	// recording lasts what was measured.
+	if lost := dec.stderr.droppedFrames(); lost > 10 && lost*10 > in.frames {
 		return domain.UndecodableMP3(fmt.Errorf("%d of its %d audio frames are corrupt", lost, in.frames))
 	}
-	if want > decoded {
+	if want := in.frames * int64(st.ref.samples); want > decoded {
 		if err := t.push(make([]byte, bpf*int(want-decoded)), sink); err != nil {
 			return fmt.Errorf("mp3.SplitChannels: %w", err)
 		}
