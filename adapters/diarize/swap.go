@@ -169,14 +169,16 @@ func swapSearch(st []covStats, fixed []bool, lab []int) {
 // a split's score, until a pass over them moves none (at most swapPasses):
 // move(u) moves unit u (labelled lab[u]) and returns the new score, undo(u)
 // takes back a move that did not raise it. lab is changed in place; fixed
-// units stay.
-func climb(lab []int, fixed []bool, score float64, move func(u int) float64, undo func(u int)) {
+// units stay. It returns the split's score and how many moves it tried.
+func climb(lab []int, fixed []bool, score float64, move func(u int) float64, undo func(u int)) (float64, int) {
+	tried := 0
 	for pass := 0; pass < swapPasses; pass++ {
 		moved := false
 		for u := range lab {
 			if fixed[u] {
 				continue
 			}
+			tried++
 			if next := move(u); next > score+1e-6 {
 				lab[u], score, moved = 1-lab[u], next, true
 			} else {
@@ -184,9 +186,10 @@ func climb(lab []int, fixed []bool, score float64, move func(u int) float64, und
 			}
 		}
 		if !moved {
-			return
+			break
 		}
 	}
+	return score, tried
 }
 
 // swapStart is the swap search from a start's frame labels: each unit
