@@ -65,8 +65,9 @@ endif
 # so only the first build is slow).
 RUN_BIN := .cache/bin/hyscribe
 
-## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads)
+## run: the whole service in one process on embedded defaults (SQLite, embedded Kafka, local uploads); installs Debian's ffmpeg, the MP3 decoder, when missing
 run:
+	@bash .ci/ffmpeg.sh
 	@echo "make run: building $(RUN_BIN) (the first build compiles every dependency and takes a few minutes; later ones seconds)..."
 	@$(GO) build -o $(RUN_BIN) ./cmd/hyscribe
 	@echo "make run: starting hyscribe serve on http://$${HYSCRIBE_HTTP_ADDR:-127.0.0.1:8080}, data in $${HYSCRIBE_DATA_DIR:-$(DATA)} (Ctrl-C stops it)"

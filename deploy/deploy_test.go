@@ -292,6 +292,19 @@ func envNames(c any) []string {
 	}
 }
 
+// The image the binary runs in has the MP3 decoder: without it the worker
+// refuses to start (docs/decisions.md, "MP3 decoder").
+func TestImageHasTheMP3Decoder(t *testing.T) {
+	df, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := df[bytes.LastIndex(df, []byte("\nFROM ")):]
+	if !regexp.MustCompile(`apt-get install [^\n]*\bffmpeg\b`).Match(final) {
+		t.Error("the Dockerfile's final stage does not install Debian's ffmpeg")
+	}
+}
+
 func TestDockerfileBuildsTheBinaryWithTheModulesGo(t *testing.T) {
 	df, err := os.ReadFile("../Dockerfile")
 	if err != nil {

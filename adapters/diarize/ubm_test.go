@@ -9,34 +9,59 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// The known turns of call-close-female-tel-8k.mp3 (testdata/audio/README.md).
-var closeTelTurns = []struct {
-	start, end float64
-	speaker    string
-}{
-	{0.380, 6.479, "1"}, {7.019, 13.236, "2"}, {13.636, 17.233, "1"}, {17.893, 22.780, "2"},
-	{23.500, 31.480, "1"}, {31.860, 35.375, "2"}, {35.915, 41.416, "1"}, {41.816, 45.073, "2"},
-	{45.733, 51.734, "1"}, {52.054, 53.044, "2"},
+// closeTelCall is a call of two close voices in the telephone band and its
+// known turns (testdata/audio/README.md).
+type closeTelCall struct {
+	file  string
+	turns []struct {
+		start, end float64
+		speaker    string
+	}
+}
+
+var closeTelCalls = []closeTelCall{
+	{"call-close-female-tel-8k.mp3", []struct {
+		start, end float64
+		speaker    string
+	}{
+		{0.380, 6.479, "1"}, {7.019, 13.236, "2"}, {13.636, 17.233, "1"}, {17.893, 22.780, "2"},
+		{23.500, 31.480, "1"}, {31.860, 35.375, "2"}, {35.915, 41.416, "1"}, {41.816, 45.073, "2"},
+		{45.733, 51.734, "1"}, {52.054, 53.044, "2"},
+	}},
+	{"call-close-male-tel-8k.mp3", []struct {
+		start, end float64
+		speaker    string
+	}{
+		{0.300, 5.512, "1"}, {6.072, 12.628, "2"}, {13.048, 16.122, "1"}, {16.802, 22.006, "2"},
+		{22.746, 29.624, "1"}, {29.924, 33.613, "2"}, {34.173, 38.961, "1"}, {39.381, 42.795, "2"},
+		{43.475, 48.572, "1"}, {48.912, 49.942, "2"},
+	}},
 }
 
 // Two eSpeak voices with the same formants, differing above 3.4 kHz and in
 // breath and voicing, through the telephone band: with the speakers' own
-// mixtures the diarizer split this call by what is said (46 of 85 words
-// right in the eval, DER over 40%); with models adapted from the
-// background model it finds the voices.
+// mixtures the diarizer split the women's call by what is said (46 of 85
+// words right in the eval, DER over 40%); with models adapted from the
+// background model it finds the voices. On the men's call the unit swap
+// search's split by content was a near tie with the stretch search's split
+// by voice, and won it (DER 49%): the stretch search now wins near ties.
 func TestCloseVoicesInTheTelephoneBandAreToldApart(t *testing.T) {
-	turns, err := New().Diarize(context.Background(), decode(t, "call-close-female-tel-8k.mp3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := make([]domain.Turn, 0, len(closeTelTurns))
-	for _, tr := range closeTelTurns {
-		ref = append(ref, tn(tr.start, tr.end, tr.speaker))
-	}
-	r := DER(ref, turns, 0.25)
-	t.Logf("turns: %v; DER %.1f%%", turns, 100*r.Rate())
-	if r.Rate() > 0.10 {
-		t.Errorf("DER %.1f%% (%+v), want ≤ 10%%", 100*r.Rate(), r)
+	for _, c := range closeTelCalls {
+		t.Run(c.file, func(t *testing.T) {
+			turns, err := New().Diarize(context.Background(), decode(t, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := make([]domain.Turn, 0, len(c.turns))
+			for _, tr := range c.turns {
+				ref = append(ref, tn(tr.start, tr.end, tr.speaker))
+			}
+			r := DER(ref, turns, 0.25)
+			t.Logf("turns: %v; DER %.1f%%", turns, 100*r.Rate())
+			if r.Rate() > 0.10 {
+				t.Errorf("DER %.1f%% (%+v), want ≤ 10%%", 100*r.Rate(), r)
+			}
+		})
 	}
 }
 

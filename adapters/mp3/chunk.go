@@ -362,3 +362,12 @@ func openChunking(dir string, open func() (io.ReadCloser, error)) (io.ReadCloser
 	}
 	return r, nil
 }
+
+// bitsAt reads n bits of b big-endian from bit offset pos.
+func bitsAt(b []byte, pos, n int) int {
+	v := 0
+	for i := pos; i < pos+n; i++ {
+		v = v<<1 | int(b[i/8]>>(7-i%8)&1)
+	}
+	return v
+}

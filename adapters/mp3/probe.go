@@ -90,7 +90,7 @@ func trim(tag *infoTag, frames int64) int64 {
 }
 
 // checkLayer refuses MPEG audio that is not layer III: .mp2 and .mp1 files
-// are MPEG audio too, and go-mp3 decodes neither.
+// are MPEG audio too, but not what the service accepts (the API takes MP3).
 func checkLayer(h header) error {
 	if h.layer == 3 {
 		return nil

@@ -3,12 +3,12 @@ package mp3
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-
-	gomp3 "github.com/hyscribe/hyscribe/adapters/mp3/internal/gomp3"
+	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -24,9 +24,16 @@ const SpeechRate = 16000
 // encoder delay.
 const decoderDelay = 529
 
-// Splitter decodes MP3 files into one 16 kHz WAV file per channel. The zero
-// value is ready.
-type Splitter struct{}
+// Splitter decodes MP3 files into one 16 kHz WAV file per channel, with
+// FFmpeg (docs/decisions.md, "MP3 decoder"). The zero value runs
+// DefaultFFmpeg.
+type Splitter struct {
+	// FFmpeg is the decoder program: a path, or a name looked up on PATH
+	// (HYSCRIBE_FFMPEG); empty: DefaultFFmpeg.
+	FFmpeg string
+
+	stall time.Duration // the decoder's time bound; 0: stallTimeout (tests shorten it)
+}
 
 // SplitChannels decodes the MP3 in r and writes its channels to dir as
 // 16 kHz, 16-bit mono WAV files: mono.wav for a mono recording, left.wav
@@ -34,10 +41,10 @@ type Splitter struct{}
 // replaced. LAME's encoder delay and padding are trimmed, so the files last
 // what Prober measures and times in them are times in the recording.
 //
-// Memory stays constant: frames are decoded, resampled and written one at a
-// time. Audio that cannot be decoded is a domain.Permanent error; nothing is left in dir
-// after an error.
-func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (paths []string, err error) {
+// Memory stays constant: frames stream through the decoder, and its PCM is
+// resampled and written as it comes. Audio that cannot be decoded is a
+// domain.Permanent error; nothing is left in dir after an error.
+func (sp Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (paths []string, err error) {
 	var outs []*channelOut
 	defer func() {
 		for _, o := range outs {
@@ -62,7 +69,7 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 		}
 		return nil
 	}
-	if err := decodePCM(ctx, r, open, func(pcm []byte) error { return emit(pcm, outs) }); err != nil {
+	if err := decodePCM(ctx, sp, r, open, func(pcm []byte) error { return emit(pcm, outs) }); err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
@@ -77,11 +84,16 @@ func (Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (pat
 	return paths, nil
 }
 
-// decodePCM decodes the MP3 in r: open learns what the stream is before
-// any audio, then sink receives its interleaved 16-bit stereo PCM (a mono
-// stream has both channels equal) at the stream's own rate, LAME's encoder
-// delay and padding trimmed. Errors of the file are domain.Permanent.
-func decodePCM(ctx context.Context, r io.Reader, open func(start) error, sink func(pcm []byte) error) error {
+// decodePCM decodes the MP3 in r with sp's ffmpeg: open learns what
+// the stream is before any audio, then sink receives its interleaved 16-bit
+// PCM (one or two channels) at the stream's own rate, LAME's encoder delay
+// and padding trimmed. Errors of the file are domain.Permanent.
+//
+// The scanner that measures the file for billing (Prober) chooses what is
+// decoded: ffmpeg is given exactly the audio frames it counts (no tags,
+// junk or Info frame), so the decoded audio and the charged duration are of
+// the same frames, and the trimming is this package's.
+func decodePCM(ctx context.Context, sp Splitter, r io.Reader, open func(start) error, sink func(pcm []byte) error) (err error) {
 	s := newScanner(ctx, r)
 	defer s.release()
 	st, err := s.begin()
@@ -91,25 +103,99 @@ func decodePCM(ctx context.Context, r io.Reader, open func(start) error, sink fu
 	if err := checkLayer(st.ref); err != nil {
 		return err
 	}
-	src := newFrameSource(s)
-	dec, err := newDecoder(src)
-	if err != nil {
-		if src.err != nil {
-			return splitError(src.err)
-		}
-		return domain.UndecodableMP3(err)
-	}
 	if err := open(st); err != nil {
 		return err
 	}
-	t := newTrimmer(st.tag)
-	if err := decode(ctx, dec, src, st.ref, t, sink); err != nil {
-		return err
+	dctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	dec, err := startFFmpeg(dctx, cancel, sp.FFmpeg, sp.stall, st.ref.channels(), st.ref.sampleRate)
+	if err != nil {
+		return fmt.Errorf("mp3.SplitChannels: ffmpeg: %w", err)
 	}
-	if err := t.finish(st.tag, src.frames, sink); err != nil {
+	fed := make(chan feedResult, 1)
+	go func() { fed <- feed(s, dec.in, cancel) }()
+
+	bpf := 2 * st.ref.channels() // bytes per sample frame
+	t := newTrimmer(st.tag, bpf)
+	buf := make([]byte, 32<<10-(32<<10)%bpf)
+	var decoded int64 // sample frames
+	var sinkErr error
+	for {
+		n, rerr := dec.read(buf)
+		n -= n % bpf
+		decoded += int64(n / bpf)
+		if sinkErr == nil && n > 0 {
+			if sinkErr = t.push(buf[:n], sink); sinkErr != nil {
+				cancel(sinkErr) // stop the decoder; the feeder then stops too
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	in := <-fed
+	werr := dec.wait()
+	switch {
+	case in.err != nil:
+		return splitError(in.err)
+	case ctx.Err() != nil:
+		return fmt.Errorf("mp3.SplitChannels: %w", ctx.Err())
+	case sinkErr != nil:
+		return fmt.Errorf("mp3.SplitChannels: %w", sinkErr)
+	case errors.Is(context.Cause(dctx), errStalled):
+		return fmt.Errorf("mp3.SplitChannels: %w", errStalled)
+	case werr != nil:
+		return domain.UndecodableMP3(werr)
+	}
+	// ffmpeg drops a frame it cannot decode (corrupt data that still looked
+	// like a frame) and fills its time with silence (ffmpegArgs); a stream
+	// with more than one in ten bad is refused. Frames dropped at the very
+	// end leave no later time to fill: silence is added there, so the
+	// recording lasts what was measured.
+	if lost := dec.stderr.droppedFrames(); lost > 10 && lost*10 > in.frames {
+		return domain.UndecodableMP3(fmt.Errorf("%d of its %d audio frames are corrupt", lost, in.frames))
+	}
+	if want := in.frames * int64(st.ref.samples); want > decoded {
+		if err := t.push(make([]byte, bpf*int(want-decoded)), sink); err != nil {
+			return fmt.Errorf("mp3.SplitChannels: %w", err)
+		}
+	}
+	if err := t.finish(st.tag, in.frames, sink); err != nil {
 		return fmt.Errorf("mp3.SplitChannels: %w", err)
 	}
 	return nil
+}
+
+// feedResult is what feed did: the frames it wrote and the scanner's error
+// other than io.EOF.
+type feedResult struct {
+	frames int64
+	err    error
+}
+
+// feed writes the stream's frames to the decoder's input and closes it. A
+// scanner error (a read error, a change of format) stops the decoder too;
+// a write error means the decoder ended, and its exit says why.
+func feed(s *scanner, in io.WriteCloser, cancel context.CancelCauseFunc) feedResult {
+	// Closing the pipe is the decoder's end of input; a failure to close means
+	// the decoder already ended, and its exit status says why.
+	defer in.Close() //nolint:errcheck
+	var res feedResult
+	for {
+		_, f, err := s.next()
+		if err == io.EOF {
+			return res
+		}
+		if err != nil {
+			res.err = err
+			cancel(err)
+			return res
+		}
+		if _, err := in.Write(f); err != nil {
+			return res
+		}
+		res.frames++
+	}
 }
 
 // channelOut is one channel on its way to its file.
@@ -120,73 +206,19 @@ type channelOut struct {
 	pcm []int16
 }
 
-// decode runs go-mp3 over src to its end. A frame go-mp3 fails on (corrupt
-// data that still looked like a frame) becomes a frame of silence, so later
-// times stay right; a stream that fails too often is refused.
-func decode(ctx context.Context, dec *gomp3.Decoder, src *frameSource, ref header, t *trimmer, sink func([]byte) error) error {
-	buf := make([]byte, 4*1152*4) // go-mp3 gives 4 bytes per stereo sample
-	var bad int64
-	for {
-		// Decoding is slow enough (about a millisecond a frame) to look at
-		// the context every time.
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("mp3.SplitChannels: %w", err)
-		}
-		n, err := read(dec, buf)
-		if n > 0 {
-			if werr := t.push(buf[:n], sink); werr != nil {
-				return fmt.Errorf("mp3.SplitChannels: %w", werr)
-			}
-		}
-		switch {
-		case src.err != nil:
-			return splitError(src.err)
-		case err == io.EOF:
-			return nil
-		case err != nil:
-			if bad++; bad > 10 && bad*10 > src.frames {
-				return domain.UndecodableMP3(err)
-			}
-			if werr := t.push(make([]byte, 4*ref.samples), sink); werr != nil {
-				return fmt.Errorf("mp3.SplitChannels: %w", werr)
-			}
-		}
-	}
-}
-
-// newDecoder and read call go-mp3, which panics on some corrupt frames (an
-// index out of range while reading MPEG-2 scale factors, for one): an upload
-// must not bring the worker down. The panic comes after the frame's bytes
-// were consumed, so decoding can go on with the next frame.
-func newDecoder(src io.Reader) (dec *gomp3.Decoder, err error) {
-	defer recoverDecoder(&err)
-	return gomp3.NewDecoder(src)
-}
-
-func read(dec *gomp3.Decoder, buf []byte) (n int, err error) {
-	defer recoverDecoder(&err)
-	return dec.Read(buf)
-}
-
-// recoverDecoder turns a panic of go-mp3 into an error.
-func recoverDecoder(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("corrupt frame: %v", r)
-	}
-}
-
 // trimmer removes the encoder delay and padding LAME's tag declares from the
-// decoded stereo PCM: delay plus the decoder's own delay at the start, and
+// decoded PCM: delay plus the decoder's own delay at the start, and
 // at the end padding less the decoder delay, held back until the end shows
 // whether the encoder's last frame is there (a cut file keeps its tail).
 type trimmer struct {
-	skip int    // stereo samples still to drop at the start
-	hold int    // stereo samples kept back at the end
-	tail []byte // held-back PCM, at most hold samples
+	bpf  int    // bytes per sample frame (every channel's sample)
+	skip int    // sample frames still to drop at the start
+	hold int    // sample frames kept back at the end
+	tail []byte // held-back PCM, at most hold sample frames
 }
 
-func newTrimmer(tag *infoTag) *trimmer {
-	t := &trimmer{}
+func newTrimmer(tag *infoTag, bpf int) *trimmer {
+	t := &trimmer{bpf: bpf}
 	if tag != nil && tag.hasGap {
 		t.skip = tag.delay + decoderDelay
 		t.hold = max(tag.padding-decoderDelay, 0)
@@ -195,14 +227,14 @@ func newTrimmer(tag *infoTag) *trimmer {
 }
 
 func (t *trimmer) push(pcm []byte, sink func([]byte) error) error {
-	drop := min(t.skip, len(pcm)/4)
+	drop := min(t.skip, len(pcm)/t.bpf)
 	t.skip -= drop
-	pcm = pcm[4*drop:]
+	pcm = pcm[t.bpf*drop:]
 	if t.hold == 0 {
 		return sink(pcm)
 	}
 	t.tail = append(t.tail, pcm...)
-	if over := len(t.tail) - 4*t.hold; over > 0 {
+	if over := len(t.tail) - t.bpf*t.hold; over > 0 {
 		if err := sink(t.tail[:over]); err != nil {
 			return err
 		}
@@ -220,13 +252,13 @@ func (t *trimmer) finish(tag *infoTag, frames int64, sink func([]byte) error) er
 	return sink(t.tail)
 }
 
-// emit splits interleaved 16-bit stereo PCM into channels, resamples and
-// writes them. A mono source has both channels equal; only the first is
-// written.
+// emit splits interleaved 16-bit PCM into its channels, one per out,
+// resamples and writes them.
 func emit(pcm []byte, outs []*channelOut) error {
+	stride := 2 * len(outs)
 	for ch, o := range outs {
 		o.in = o.in[:0]
-		for i := 2 * ch; i+1 < len(pcm); i += 4 {
+		for i := 2 * ch; i+1 < len(pcm); i += stride {
 			o.in = append(o.in, float64(int16(binary.LittleEndian.Uint16(pcm[i:]))))
 		}
 		o.pcm = o.rs.push(o.in, o.pcm[:0])

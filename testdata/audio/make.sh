@@ -43,7 +43,7 @@ sox -R -n -r 8000 -c 1 -b 16 "$tmp/tone8k.wav" synth 2 sine 300 vol 0.5
 lame --quiet -m m -b 16 "$tmp/tone8k.wav" tone-mono-8k.mp3
 
 # 1 s of 440 Hz at 22.05 kHz mono, 32 kbit/s CBR (MPEG-2): padded frames
-# whose size go-mp3 v0.3.4 gets wrong (see adapters/mp3/repack.go).
+# whose size go-mp3 v0.3.4 got wrong (the decoder this service once used).
 sox -R -n -r 22050 -c 1 -b 16 "$tmp/tone22k.wav" synth 1 sine 440 vol 0.5
 lame --quiet -m m -b 32 "$tmp/tone22k.wav" tone-mono-22k.mp3
 

@@ -104,6 +104,7 @@ type Config struct {
 	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" default:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
 	TrustedProxies      []string      `env:"HYSCRIBE_TRUSTED_PROXIES" check:"cidrs" help:"comma-separated CIDRs of the proxies in front (the ingress) whose X-Forwarded-For names the client that per-address limits count; empty: none, the peer is the client"`
 	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" default:"info" check:"loglevel" help:"debug, info, warn or error"`
+	FFmpeg              string        `env:"HYSCRIBE_FFMPEG" default:"ffmpeg" help:"the MP3 decoder, FFmpeg: a path or a name on PATH; a worker running the transcribe stage refuses to start without it (docs/operations.md)"`
 
 	// The web application (/app).
 	SignUp        bool    `env:"HYSCRIBE_SIGNUP" default:"true" help:"anyone may create an account at /app/signup"`

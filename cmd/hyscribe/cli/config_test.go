@@ -5,6 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hyscribe/hyscribe/app"
 )
 
 // Every variable is validated at start, and the refusal names it: a zero
@@ -55,5 +58,41 @@ func TestServeRefusesAZeroSweepInterval(t *testing.T) {
 	}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error()+errOut.String(), "HYSCRIBE_SWEEP_INTERVAL") {
 		t.Fatalf("serve with HYSCRIBE_SWEEP_INTERVAL=0: %v (stderr %q)", err, errOut.String())
+	}
+}
+
+// A process that runs the transcribe stage refuses to start, at once and
+// naming the decoder and its variable, on a machine without FFmpeg; one
+// that does not decode starts without it. On the old code serve started
+// and every job failed at decoding.
+func TestServeWithoutTheDecoderRefusesToStart(t *testing.T) {
+	env := map[string]string{
+		"HYSCRIBE_FFMPEG":              "/nonexistent/ffmpeg",
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err := Run(ctx, []string{"serve"}, func(k string) string { return env[k] }, &out, &errOut)
+	if ctx.Err() != nil {
+		t.Fatal("serve started without the decoder")
+	}
+	for _, want := range []string{"ffmpeg not found", "MP3 decoder", "HYSCRIBE_FFMPEG", "/nonexistent/ffmpeg"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("serve with HYSCRIBE_FFMPEG=/nonexistent/ffmpeg: %v; want it to say %q", err, want)
+		}
+	}
+
+	cfg, err := LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.checkDecoder(ctx, RoleAPI, nil); err != nil {
+		t.Errorf("api: %v", err)
+	}
+	if err := cfg.checkDecoder(ctx, RoleWorker, []string{app.StageProcess, app.StageEnrich}); err != nil {
+		t.Errorf("a worker of stages that do not decode: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 const probeTimeout = 3 * time.Second
 
 // probeCmd GETs one URL and succeeds on 200: the healthcheck of a
-// distroless container, which has no shell or curl to run one.
+// container without curl (the image has none).
 func probeCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return usageErrorf("probe: expected one URL")

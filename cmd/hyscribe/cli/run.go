@@ -171,6 +171,9 @@ func serve(ctx context.Context, cfg Config, roles Role, stages []string, stderr 
 	if err != nil {
 		return err
 	}
+	if err := cfg.checkDecoder(ctx, roles, stages); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		newLogger(cfg, stderr).Warn(w)
 	}

@@ -208,7 +208,7 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	}
 	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds(),
 		PieceSeconds: cfg.ASRPieceSeconds, WholeSeconds: cfg.ASRWholeSeconds, Slots: cfg.ASRConcurrency}
-	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{}, rec, env.clock, tmp, env.log,
+	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{FFmpeg: cfg.FFmpeg}, rec, env.clock, tmp, env.log,
 		app.WithDiarizer(diarize.New()), app.WithChannelInspector(diarize.New()),
 		app.WithChunking(mp3.Chunker{}, limits, cfg.ASRConcurrency), app.WithRecognizedPieces(s.store),
 		app.WithUtterances(diarize.New(), wavcut.Cutter{}, textOnly), app.WithBudget(cfg.ASRJobBudget))

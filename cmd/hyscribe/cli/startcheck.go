@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/hyscribe/hyscribe/adapters/mp3"
+	"github.com/hyscribe/hyscribe/app"
 )
 
 // Minimum lengths of the secrets a production-shaped process (DATABASE_URL
@@ -74,6 +79,19 @@ func (c Config) checkStart(roles Role) (warnings []string, err error) {
 		errs = append(errs, c.weakSecrets()...)
 	}
 	return warnings, errors.Join(errs...)
+}
+
+// checkDecoder refuses to start a process that runs the transcribe stage,
+// the one that decodes MP3, without FFmpeg: every job would otherwise be
+// measured, charged and then fail at decoding.
+func (c Config) checkDecoder(ctx context.Context, roles Role, stages []string) error {
+	if roles&RoleWorker == 0 || !slices.Contains(stages, app.StageTranscribe) {
+		return nil
+	}
+	if _, err := mp3.CheckFFmpeg(ctx, c.FFmpeg); err != nil {
+		return fmt.Errorf("ffmpeg not found on PATH or not usable (HYSCRIBE_FFMPEG=%s): the MP3 decoder needs it; install Debian's ffmpeg (apt-get install ffmpeg) or set HYSCRIBE_FFMPEG to its path: %w", c.FFmpeg, err)
+	}
+	return nil
 }
 
 // weakSecrets is every secret of a production-shaped process that is

@@ -279,7 +279,7 @@ func TestServiceHelpListsEveryVariable(t *testing.T) {
 	}
 }
 
-// hyscribe probe is compose's healthcheck of the distroless image: exit 0
+// hyscribe probe is compose's healthcheck of the image (no curl): exit 0
 // on 200, 1 otherwise, 2 for a malformed call.
 func TestProbeCommand(t *testing.T) {
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
