@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/internal/testenv"
 )
 
 // fakeFFmpeg writes a shell script standing in for ffmpeg and returns its
@@ -127,7 +128,7 @@ func TestSplitKillsAHungDecoder(t *testing.T) {
 // says when it fails is the reason the job is given.
 func TestDecoderRunsUnderAMemoryBound(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("prlimit(2) is Linux's")
+		testenv.Missing(t, "prlimit(2), which only Linux has: the decoder's memory bound is Linux's")
 	}
 	report := fakeFFmpeg(t, `head -c 1 >/dev/null; echo "[mp3float @ 0x55d1c0] limit $(ulimit -v) KiB" >&2; exit 1`)
 	_, _, err := decodeWith(Splitter{FFmpeg: report}, fixture(t, "speech-mono-16k.mp3"))
