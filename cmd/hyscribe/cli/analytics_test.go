@@ -49,18 +49,8 @@ func clickhouseServer(t *testing.T) (ch.Conn, string, string) {
 // analysis lands in ClickHouse, and `hyscribe report checklist` prints it.
 func TestChecklistAnalysisReachesClickHouseAndTheReport(t *testing.T) {
 	dsn := clickhouseDB(t)
-	engine := asrtest.NewEngine(t)
 	dir := t.TempDir()
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            dir,
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-		"CLICKHOUSE_DSN":               dsn,
-	}
+	vars := analyticsVars(t, dir, dsn, "warn")
 	getenv := env(vars)
 	acct := runCLI(t, getenv, "account", "create", "--name", "qa", "--plan", "business", "--seconds", "3600")
 	accountID, key := acct["accountId"].(string), acct["apiKey"].(string)
@@ -165,18 +155,8 @@ func TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse(t *testing.T) {
 	proxied := *server
 	proxied.Host = ln.Addr().String()
 
-	engine := asrtest.NewEngine(t)
 	dir := t.TempDir()
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            dir,
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
-		"HYSCRIBE_LOG_LEVEL":           "info",
-		"CLICKHOUSE_DSN":               proxied.String(),
-	}
+	vars := analyticsVars(t, dir, proxied.String(), "info")
 	getenv := env(vars)
 	key := runCLI(t, getenv, "account", "create", "--name", "ch", "--plan", "business", "--seconds", "3600")["apiKey"].(string)
 	cfg, err := cli.LoadConfig(getenv)
@@ -211,4 +191,21 @@ func TestAnalyticsCreatesItsDatabaseAndWaitsForClickHouse(t *testing.T) {
 		err := admin.QueryRow(context.Background(), "SELECT count() FROM "+db+".job_status_events WHERE doc_id = ?", created.DocID).Scan(&n)
 		return err == nil && n > 0, fmt.Sprint(n, err)
 	})
+}
+
+// analyticsVars is the environment of a whole service with the analytics
+// stage writing to the ClickHouse of dsn, its data in dir and a test engine
+// of its own; logLevel as the test needs to read the log.
+func analyticsVars(t *testing.T, dir, dsn, logLevel string) map[string]string {
+	t.Helper()
+	return map[string]string{
+		"HYSCRIBE_DATA_DIR":            dir,
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+		"HYSCRIBE_ASR_URL":             asrtest.NewEngine(t).URL(),
+		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
+		"HYSCRIBE_LOG_LEVEL":           logLevel,
+		"CLICKHOUSE_DSN":               dsn,
+	}
 }

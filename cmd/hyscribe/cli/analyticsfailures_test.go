@@ -15,7 +15,6 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
-	"github.com/hyscribe/hyscribe/adapters/asr/asrtest"
 	"github.com/hyscribe/hyscribe/adapters/clickhouse/chtest"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
 )
@@ -25,18 +24,8 @@ import (
 // hyscribe_analytics_write_failures_total, what the alert
 // HyscribeAnalyticsSinkFailing reads, while the jobs themselves finish.
 func TestAFailingAnalyticsSinkIsCountedInMetrics(t *testing.T) {
-	dsn := clickhouseDB(t) // skips without ClickHouse
-	engine := asrtest.NewEngine(t)
-	vars := map[string]string{
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_SHUTDOWN_GRACE":      "200ms",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-		"CLICKHOUSE_DSN":               dsn,
-	}
+	dsn := clickhouseDB(t) // fails under CI without ClickHouse (testenv)
+	vars := analyticsVars(t, t.TempDir(), dsn, "warn")
 	key := runCLI(t, env(vars), "account", "create", "--name", "sink", "--plan", "business", "--seconds", "3600")["apiKey"].(string)
 	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
 	failures := func() float64 {
