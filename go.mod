@@ -27,6 +27,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/caarlos0/env/v11 v11.4.2
+
 require (
 	github.com/ClickHouse/ch-go v0.74.0 // indirect
 	github.com/andybalholm/brotli v1.2.6 // indirect

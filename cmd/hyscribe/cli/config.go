@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caarlos0/env/v11"
+
 	"github.com/hyscribe/hyscribe/adapters/asr"
 	"github.com/hyscribe/hyscribe/adapters/forwarded"
 	// Zone data in the binary: HYSCRIBE_WEB_TIMEZONE must work on a
@@ -33,33 +35,34 @@ const DefaultS3NotifyARN = "arn:minio:sqs::HYSCRIBE:kafka"
 //
 // To add a variable, add ONE field line here, e.g.
 //
-//	ASRTimeout time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" default:"10m" check:"min=1s" help:"longest wait for one recognition"`
+//	ASRTimeout time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" envDefault:"10m" check:"min=1s" help:"longest wait for one recognition"`
 //
-// Tags: env (the name), default (as the variable would be written), help,
-// check (comma-separated: min=N or min=DURATION, oneof=a|b|c, url — an
-// absolute http(s) URL, its trailing / dropped —, hostport, loglevel,
-// timezone) and unit:"s" (a Duration written as whole seconds). Field
-// types: string, bool, int, int64, float64, time.Duration, []string
-// (comma-separated), checked cidrs: CIDRs or addresses. A value that does not parse or fails its check stops
-// the start with a message naming the variable. Rules between variables
-// are in validate below.
+// env and envDefault are read by github.com/caarlos0/env (the name, and
+// the default as the variable would be written); help and check are ours:
+// check is comma-separated min=N or min=DURATION, oneof=a|b|c, url (an
+// absolute http(s) URL, its trailing / dropped), hostport, loglevel,
+// timezone, cidrs (CIDRs or addresses). Field types: string, bool, int,
+// int64, float64, time.Duration, Seconds (a duration written as whole
+// seconds), []string (comma-separated). A value that does not parse or
+// fails its check stops the start with a message naming the variable.
+// Rules between variables are in validate below.
 type Config struct {
-	HTTPAddr            string        `env:"HYSCRIBE_HTTP_ADDR" default:"127.0.0.1:8080" check:"hostport" help:"address the public HTTP API listens on"`
+	HTTPAddr            string        `env:"HYSCRIBE_HTTP_ADDR" envDefault:"127.0.0.1:8080" check:"hostport" help:"address the public HTTP API listens on"`
 	AdminAddr           string        `env:"HYSCRIBE_ADMIN_ADDR" check:"hostport" help:"operators' listener: /metrics, /debug/pprof/, /healthz and a detailed /readyz; set, /metrics leaves the public port (docs/operations.md); empty: none"`
 	HealthAddr          string        `env:"HYSCRIBE_HEALTH_ADDR" check:"hostport" help:"a worker's /healthz, /readyz and /metrics (kept for existing deployments; HYSCRIBE_ADMIN_ADDR serves the same and more); empty: none"`
 	PprofAddr           string        `env:"HYSCRIBE_PPROF_ADDR" check:"hostport" help:"Go's /debug/pprof/ alone (HYSCRIBE_ADMIN_ADDR serves it too); empty: none"`
 	PublicURL           string        `env:"HYSCRIBE_PUBLIC_URL" check:"url" help:"base of upload addresses and event links as customers reach them; empty: http://<bound address> (refused for a worker with DATABASE_URL)"`
-	DataDir             string        `env:"HYSCRIBE_DATA_DIR" default:"./data" help:"SQLite file, embedded Kafka, local uploads, scratch audio"`
+	DataDir             string        `env:"HYSCRIBE_DATA_DIR" envDefault:"./data" help:"SQLite file, embedded Kafka, local uploads, scratch audio"`
 	DatabaseURL         string        `env:"DATABASE_URL" help:"Postgres URL; empty: SQLite in the data dir. Set, the process is production-shaped: KAFKA_BROKERS and strong secrets are required"`
 	KafkaBrokers        []string      `env:"KAFKA_BROKERS" help:"comma-separated brokers; empty: an embedded cluster (refused with DATABASE_URL)"`
-	KafkaEmbeddedAddr   string        `env:"HYSCRIBE_KAFKA_EMBEDDED_ADDR" default:"127.0.0.1:9092" check:"hostport" help:"where the embedded Kafka listens"`
-	KafkaPartitions     int           `env:"HYSCRIBE_KAFKA_PARTITIONS" default:"12" check:"min=1" help:"partitions of each topic hyscribe creates (replicas per stage that can work at once)"`
-	KafkaReplication    int           `env:"HYSCRIBE_KAFKA_REPLICATION_FACTOR" default:"0" check:"min=0" help:"replicas of each topic hyscribe creates; 0: 3, or every broker when the cluster has fewer; more than the cluster's brokers is refused"`
-	KafkaSessionTimeout time.Duration `env:"HYSCRIBE_KAFKA_SESSION_TIMEOUT" default:"45s" check:"min=1ms" help:"consumer group session timeout"`
+	KafkaEmbeddedAddr   string        `env:"HYSCRIBE_KAFKA_EMBEDDED_ADDR" envDefault:"127.0.0.1:9092" check:"hostport" help:"where the embedded Kafka listens"`
+	KafkaPartitions     int           `env:"HYSCRIBE_KAFKA_PARTITIONS" envDefault:"12" check:"min=1" help:"partitions of each topic hyscribe creates (replicas per stage that can work at once)"`
+	KafkaReplication    int           `env:"HYSCRIBE_KAFKA_REPLICATION_FACTOR" envDefault:"0" check:"min=0" help:"replicas of each topic hyscribe creates; 0: 3, or every broker when the cluster has fewer; more than the cluster's brokers is refused"`
+	KafkaSessionTimeout time.Duration `env:"HYSCRIBE_KAFKA_SESSION_TIMEOUT" envDefault:"45s" check:"min=1ms" help:"consumer group session timeout"`
 
 	// How every Kafka client (producer, consumers, topic admin, lag
 	// monitor) reaches KAFKA_BROKERS: TLS, SASL, or both (SASL_SSL).
-	KafkaTLS          bool   `env:"KAFKA_TLS" default:"false" help:"TLS to KAFKA_BROKERS, verified by KAFKA_TLS_CA_FILE or the system's roots"`
+	KafkaTLS          bool   `env:"KAFKA_TLS" envDefault:"false" help:"TLS to KAFKA_BROKERS, verified by KAFKA_TLS_CA_FILE or the system's roots"`
 	KafkaTLSCAFile    string `env:"KAFKA_TLS_CA_FILE" help:"PEM file of the CA(s) that signed the brokers' certificates; empty: the system's roots"`
 	KafkaTLSCertFile  string `env:"KAFKA_TLS_CERT_FILE" help:"PEM client certificate for brokers that require one (mutual TLS); with KAFKA_TLS_KEY_FILE"`
 	KafkaTLSKeyFile   string `env:"KAFKA_TLS_KEY_FILE" help:"PEM private key of KAFKA_TLS_CERT_FILE"`
@@ -67,68 +70,68 @@ type Config struct {
 	KafkaSASLUser     string `env:"KAFKA_SASL_USERNAME" help:"SASL user name"`
 	KafkaSASLPassword string `env:"KAFKA_SASL_PASSWORD" help:"SASL password (keep it in the Secret; never logged)"`
 
-	OutboxLease         time.Duration `env:"HYSCRIBE_OUTBOX_LEASE" default:"30s" check:"min=1ms" help:"wait before another relay takes outbox records a dead relay claimed"`
+	OutboxLease         time.Duration `env:"HYSCRIBE_OUTBOX_LEASE" envDefault:"30s" check:"min=1ms" help:"wait before another relay takes outbox records a dead relay claimed"`
 	ClickHouseDSN       string        `env:"CLICKHOUSE_DSN" help:"ClickHouse for analytics; empty: analytics off"`
 	ASRURL              string        `env:"HYSCRIBE_ASR_URL" check:"url" help:"OpenAI-compatible speech engine, its /v1 base; empty: every job fails"`
 	ASRAPIKey           string        `env:"HYSCRIBE_ASR_API_KEY" help:"bearer key of the speech engine"`
 	ASRModel            string        `env:"HYSCRIBE_ASR_MODEL" help:"model asked of the speech engine; empty: the profile's (whisper-1 for OpenAI; vLLM needs its served name)"`
-	ASRProfile          string        `env:"HYSCRIBE_ASR_PROFILE" default:"auto" help:"the engine's kind: auto (from the URL and its answers), openai, azure, whispercpp, speaches, vllm or groq (README, Speech engines)"`
-	ASRTimeout          time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" default:"10m" check:"min=1ms" help:"one request to the engine, upload and answer"`
-	ASRJobBudget        time.Duration `env:"HYSCRIBE_ASR_JOB_BUDGET" default:"1h" check:"min=0" help:"a job's whole recognition, from when it began converting; then it fails readably (0: no budget)"`
-	ASRMaxChunk         time.Duration `env:"HYSCRIBE_ASR_MAX_CHUNK_SECONDS" default:"600" unit:"s" check:"min=0" help:"longest piece sent in one request, in seconds; 0: no limit"`
-	ASRMaxChunkBytes    int64         `env:"HYSCRIBE_ASR_MAX_CHUNK_BYTES" default:"25165824" check:"min=0" help:"largest piece sent in one request; 0: no limit"`
-	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" default:"4" check:"min=1" help:"requests in flight to the engine: its slots (on Postgres with HYSCRIBE_ASR_SHARED_SLOTS, for every worker together)"`
-	ASRPieceSeconds     float64       `env:"HYSCRIBE_ASR_PIECE_SECONDS" default:"30" check:"min=0" help:"length a long recording's pieces aim at, in seconds (0: as long as the engine takes)"`
-	ASRWholeSeconds     float64       `env:"HYSCRIBE_ASR_WHOLE_SECONDS" default:"90" check:"min=0" help:"recordings up to this many seconds go to the engine whole"`
-	TranscribeJobs      int           `env:"HYSCRIBE_TRANSCRIBE_JOBS" default:"16" check:"min=1" help:"jobs of one Kafka partition recognised at once"`
-	ASRSharedSlots      bool          `env:"HYSCRIBE_ASR_SHARED_SLOTS" default:"true" help:"on Postgres, HYSCRIBE_ASR_CONCURRENCY bounds every worker together (engine slots leased in the store)"`
-	ASRSlotLease        time.Duration `env:"HYSCRIBE_ASR_SLOT_LEASE" default:"30s" check:"min=3ms" help:"how long a killed worker's engine slots stay taken"`
-	ASRBreakerFailures  int           `env:"HYSCRIBE_ASR_BREAKER_FAILURES" default:"5" check:"min=1" help:"consecutive failures that open the engine's circuit"`
-	ASRBreakerOpenFor   time.Duration `env:"HYSCRIBE_ASR_BREAKER_OPEN_FOR" default:"30s" check:"min=1ms" help:"wait before a trial request to an open circuit"`
+	ASRProfile          string        `env:"HYSCRIBE_ASR_PROFILE" envDefault:"auto" help:"the engine's kind: auto (from the URL and its answers), openai, azure, whispercpp, speaches, vllm or groq (README, Speech engines)"`
+	ASRTimeout          time.Duration `env:"HYSCRIBE_ASR_TIMEOUT" envDefault:"10m" check:"min=1ms" help:"one request to the engine, upload and answer"`
+	ASRJobBudget        time.Duration `env:"HYSCRIBE_ASR_JOB_BUDGET" envDefault:"1h" check:"min=0" help:"a job's whole recognition, from when it began converting; then it fails readably (0: no budget)"`
+	ASRMaxChunk         Seconds       `env:"HYSCRIBE_ASR_MAX_CHUNK_SECONDS" envDefault:"600" check:"min=0" help:"longest piece sent in one request, in seconds; 0: no limit"`
+	ASRMaxChunkBytes    int64         `env:"HYSCRIBE_ASR_MAX_CHUNK_BYTES" envDefault:"25165824" check:"min=0" help:"largest piece sent in one request; 0: no limit"`
+	ASRConcurrency      int           `env:"HYSCRIBE_ASR_CONCURRENCY" envDefault:"4" check:"min=1" help:"requests in flight to the engine: its slots (on Postgres with HYSCRIBE_ASR_SHARED_SLOTS, for every worker together)"`
+	ASRPieceSeconds     float64       `env:"HYSCRIBE_ASR_PIECE_SECONDS" envDefault:"30" check:"min=0" help:"length a long recording's pieces aim at, in seconds (0: as long as the engine takes)"`
+	ASRWholeSeconds     float64       `env:"HYSCRIBE_ASR_WHOLE_SECONDS" envDefault:"90" check:"min=0" help:"recordings up to this many seconds go to the engine whole"`
+	TranscribeJobs      int           `env:"HYSCRIBE_TRANSCRIBE_JOBS" envDefault:"16" check:"min=1" help:"jobs of one Kafka partition recognised at once"`
+	ASRSharedSlots      bool          `env:"HYSCRIBE_ASR_SHARED_SLOTS" envDefault:"true" help:"on Postgres, HYSCRIBE_ASR_CONCURRENCY bounds every worker together (engine slots leased in the store)"`
+	ASRSlotLease        time.Duration `env:"HYSCRIBE_ASR_SLOT_LEASE" envDefault:"30s" check:"min=3ms" help:"how long a killed worker's engine slots stay taken"`
+	ASRBreakerFailures  int           `env:"HYSCRIBE_ASR_BREAKER_FAILURES" envDefault:"5" check:"min=1" help:"consecutive failures that open the engine's circuit"`
+	ASRBreakerOpenFor   time.Duration `env:"HYSCRIBE_ASR_BREAKER_OPEN_FOR" envDefault:"30s" check:"min=1ms" help:"wait before a trial request to an open circuit"`
 	LLMURL              string        `env:"HYSCRIBE_LLM_URL" check:"url" help:"OpenAI-compatible chat model for summaries; empty: built-in extractive ones"`
 	LLMAPIKey           string        `env:"HYSCRIBE_LLM_API_KEY" help:"bearer key of the chat model"`
-	LLMModel            string        `env:"HYSCRIBE_LLM_MODEL" default:"gpt-4o-mini" help:"chat model name"`
-	WebhookAllowPrivate bool          `env:"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE" default:"false" help:"allow webhook receivers on private and loopback addresses"`
-	WebhookTimeout      time.Duration `env:"HYSCRIBE_WEBHOOK_TIMEOUT" default:"5s" check:"min=1ms" help:"one webhook delivery's timeout"`
-	UploadTTL           time.Duration `env:"HYSCRIBE_UPLOAD_TTL" default:"1h" check:"min=1s" help:"validity of an upload address"`
+	LLMModel            string        `env:"HYSCRIBE_LLM_MODEL" envDefault:"gpt-4o-mini" help:"chat model name"`
+	WebhookAllowPrivate bool          `env:"HYSCRIBE_WEBHOOK_ALLOW_PRIVATE" envDefault:"false" help:"allow webhook receivers on private and loopback addresses"`
+	WebhookTimeout      time.Duration `env:"HYSCRIBE_WEBHOOK_TIMEOUT" envDefault:"5s" check:"min=1ms" help:"one webhook delivery's timeout"`
+	UploadTTL           time.Duration `env:"HYSCRIBE_UPLOAD_TTL" envDefault:"1h" check:"min=1s" help:"validity of an upload address"`
 	UploadSecret        string        `env:"HYSCRIBE_UPLOAD_SECRET" help:"key signing local upload addresses, shared by every API; empty: a key file in the data dir (refused with DATABASE_URL unless 32+ characters)"`
-	MaxUploadBytes      int64         `env:"HYSCRIBE_MAX_UPLOAD_BYTES" default:"536870912" check:"min=1" help:"largest upload"`
-	MaxDuration         time.Duration `env:"HYSCRIBE_MAX_DURATION" default:"4h" check:"min=1s" help:"longest recording accepted"`
-	CreateRateLimit     int           `env:"HYSCRIBE_CREATE_RATE_LIMIT" default:"600" check:"min=0" help:"createTranscription calls a minute per API key"`
-	KeyCacheTTL         time.Duration `env:"HYSCRIBE_KEY_CACHE_TTL" default:"5s" check:"min=0" help:"how long an API key is trusted without asking the store; 0: never"`
-	StageAttempts       int           `env:"HYSCRIBE_STAGE_ATTEMPTS" default:"5" check:"min=1" help:"tries of a stage's handler before the dead-letter topic"`
-	StageBackoff        time.Duration `env:"HYSCRIBE_STAGE_BACKOFF" default:"1s" check:"min=0" help:"first wait between those tries"`
-	SweepInterval       time.Duration `env:"HYSCRIBE_SWEEP_INTERVAL" default:"30s" check:"min=1ms" help:"how often stale jobs are looked for"`
-	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" default:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
-	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" default:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
-	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" default:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
+	MaxUploadBytes      int64         `env:"HYSCRIBE_MAX_UPLOAD_BYTES" envDefault:"536870912" check:"min=1" help:"largest upload"`
+	MaxDuration         time.Duration `env:"HYSCRIBE_MAX_DURATION" envDefault:"4h" check:"min=1s" help:"longest recording accepted"`
+	CreateRateLimit     int           `env:"HYSCRIBE_CREATE_RATE_LIMIT" envDefault:"600" check:"min=0" help:"createTranscription calls a minute per API key"`
+	KeyCacheTTL         time.Duration `env:"HYSCRIBE_KEY_CACHE_TTL" envDefault:"5s" check:"min=0" help:"how long an API key is trusted without asking the store; 0: never"`
+	StageAttempts       int           `env:"HYSCRIBE_STAGE_ATTEMPTS" envDefault:"5" check:"min=1" help:"tries of a stage's handler before the dead-letter topic"`
+	StageBackoff        time.Duration `env:"HYSCRIBE_STAGE_BACKOFF" envDefault:"1s" check:"min=0" help:"first wait between those tries"`
+	SweepInterval       time.Duration `env:"HYSCRIBE_SWEEP_INTERVAL" envDefault:"30s" check:"min=1ms" help:"how often stale jobs are looked for"`
+	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" envDefault:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
+	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" envDefault:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
+	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" envDefault:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
 	TrustedProxies      []string      `env:"HYSCRIBE_TRUSTED_PROXIES" check:"cidrs" help:"comma-separated CIDRs of the proxies in front (the ingress) whose X-Forwarded-For names the client that per-address limits count; empty: none, the peer is the client"`
-	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" default:"info" check:"loglevel" help:"debug, info, warn or error"`
-	FFmpeg              string        `env:"HYSCRIBE_FFMPEG" default:"ffmpeg" help:"the MP3 decoder, FFmpeg: a path or a name on PATH; a worker running the transcribe stage refuses to start without it (docs/operations.md)"`
+	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" envDefault:"info" check:"loglevel" help:"debug, info, warn or error"`
+	FFmpeg              string        `env:"HYSCRIBE_FFMPEG" envDefault:"ffmpeg" help:"the MP3 decoder, FFmpeg: a path or a name on PATH; a worker running the transcribe stage refuses to start without it (docs/operations.md)"`
 
 	// The web application (/app).
-	SignUp        bool    `env:"HYSCRIBE_SIGNUP" default:"true" help:"anyone may create an account at /app/signup"`
-	SignUpPlan    string  `env:"HYSCRIBE_SIGNUP_PLAN" default:"free" check:"oneof=free|business" help:"plan of accounts made by sign-up"`
-	SignUpSeconds float64 `env:"HYSCRIBE_SIGNUP_SECONDS" default:"0" check:"min=0" help:"their starting balance in audio seconds"`
-	WebTimezone   string  `env:"HYSCRIBE_WEB_TIMEZONE" default:"Asia/Yerevan" check:"timezone" help:"where the web application shows times (IANA zone)"`
-	CookieSecure  string  `env:"HYSCRIBE_COOKIE_SECURE" default:"auto" check:"oneof=auto|true|false" help:"Secure cookies; auto: when the public URL is https"`
-	TrialSeconds  float64 `env:"HYSCRIBE_TRIAL_SECONDS" default:"0" check:"min=0" help:"audio seconds a sign-up gets on the Business plan once its address is confirmed by e-mail; 0: the sign-up plan and seconds above"`
+	SignUp        bool    `env:"HYSCRIBE_SIGNUP" envDefault:"true" help:"anyone may create an account at /app/signup"`
+	SignUpPlan    string  `env:"HYSCRIBE_SIGNUP_PLAN" envDefault:"free" check:"oneof=free|business" help:"plan of accounts made by sign-up"`
+	SignUpSeconds float64 `env:"HYSCRIBE_SIGNUP_SECONDS" envDefault:"0" check:"min=0" help:"their starting balance in audio seconds"`
+	WebTimezone   string  `env:"HYSCRIBE_WEB_TIMEZONE" envDefault:"Asia/Yerevan" check:"timezone" help:"where the web application shows times (IANA zone)"`
+	CookieSecure  string  `env:"HYSCRIBE_COOKIE_SECURE" envDefault:"auto" check:"oneof=auto|true|false" help:"Secure cookies; auto: when the public URL is https"`
+	TrialSeconds  float64 `env:"HYSCRIBE_TRIAL_SECONDS" envDefault:"0" check:"min=0" help:"audio seconds a sign-up gets on the Business plan once its address is confirmed by e-mail; 0: the sign-up plan and seconds above"`
 	// TrialUnconfirmed gives the trial at sign-up, unconfirmed: for a
 	// laptop or a demo only, since sign-ups are cheap to repeat.
-	TrialUnconfirmed bool   `env:"HYSCRIBE_TRIAL_UNCONFIRMED" default:"false" help:"give HYSCRIBE_TRIAL_SECONDS at sign-up without confirming the address (laptops and demos only: anyone can farm trials)"`
+	TrialUnconfirmed bool   `env:"HYSCRIBE_TRIAL_UNCONFIRMED" envDefault:"false" help:"give HYSCRIBE_TRIAL_SECONDS at sign-up without confirming the address (laptops and demos only: anyone can farm trials)"`
 	SMTPURL          string `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string        `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`
-	S3Bucket         string        `env:"HYSCRIBE_S3_BUCKET" default:"hyscribe" help:"bucket of uploads"`
+	S3Bucket         string        `env:"HYSCRIBE_S3_BUCKET" envDefault:"hyscribe" help:"bucket of uploads"`
 	S3AccessKey      string        `env:"HYSCRIBE_S3_ACCESS_KEY" help:"S3 access key"`
 	S3SecretKey      string        `env:"HYSCRIBE_S3_SECRET_KEY" help:"S3 secret key (refused with DATABASE_URL when short or a placeholder)"`
-	S3Region         string        `env:"HYSCRIBE_S3_REGION" default:"us-east-1" help:"S3 region"`
-	S3Secure         bool          `env:"HYSCRIBE_S3_SECURE" default:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
+	S3Region         string        `env:"HYSCRIBE_S3_REGION" envDefault:"us-east-1" help:"S3 region"`
+	S3Secure         bool          `env:"HYSCRIBE_S3_SECURE" envDefault:"false" help:"HTTPS between hyscribe and HYSCRIBE_S3_ENDPOINT"`
 	S3PublicEndpoint string        `env:"HYSCRIBE_S3_PUBLIC_ENDPOINT" check:"hostport" help:"host:port of the S3 API as customers reach it (it is signed into upload URLs); empty: HYSCRIBE_S3_ENDPOINT"`
 	S3PublicSecure   string        `env:"HYSCRIBE_S3_PUBLIC_SECURE" check:"oneof=|true|false" help:"HTTPS in customers' upload URLs, apart from HYSCRIBE_S3_SECURE (plain inside, TLS at the ingress); empty: as HYSCRIBE_S3_SECURE"`
-	S3NotifyARN      string        `env:"HYSCRIBE_S3_NOTIFY_ARN" default:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
-	S3NotifyWait     time.Duration `env:"HYSCRIBE_S3_NOTIFY_WAIT" default:"60s" check:"min=1ms" help:"how long the start waits for the store to register HYSCRIBE_S3_NOTIFY_ARN (MinIO does so after it says it is ready) before it fails"`
+	S3NotifyARN      string        `env:"HYSCRIBE_S3_NOTIFY_ARN" envDefault:"arn:minio:sqs::HYSCRIBE:kafka" help:"notification target buckets are subscribed to; off: the operator configures it"`
+	S3NotifyWait     time.Duration `env:"HYSCRIBE_S3_NOTIFY_WAIT" envDefault:"60s" check:"min=1ms" help:"how long the start waits for the store to register HYSCRIBE_S3_NOTIFY_ARN (MinIO does so after it says it is ready) before it fails"`
 }
 
 // S3() reports whether uploads go to an S3-compatible store.
@@ -155,7 +158,7 @@ func Variables() []Variable {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if name := f.Tag.Get("env"); name != "" {
-			out = append(out, Variable{Name: name, Default: f.Tag.Get("default"), Help: f.Tag.Get("help")})
+			out = append(out, Variable{Name: name, Default: f.Tag.Get("envDefault"), Help: f.Tag.Get("help")})
 		}
 	}
 	return out
@@ -177,22 +180,36 @@ func variablesHelp() string {
 
 // LoadConfig reads the environment through getenv, applying defaults, and
 // names the variable of any value it cannot parse or does not accept.
+// Values are trimmed and a blank one takes the default. The library
+// parses; then each field in declaration order reports its parse error or
+// its check's refusal, so the first bad variable is the one named.
 func LoadConfig(getenv func(string) string) (Config, error) {
+	set := map[string]string{}
+	for _, v := range Variables() {
+		if raw := strings.TrimSpace(getenv(v.Name)); raw != "" {
+			set[v.Name] = raw
+		}
+	}
 	var c Config
+	unparsed := map[string]bool{} // field names
+	if err := env.ParseWithOptions(&c, env.Options{Environment: set, FuncMap: parsers}); err != nil {
+		var agg env.AggregateError
+		if !errors.As(err, &agg) {
+			return Config{}, fmt.Errorf("cli.LoadConfig: %w", err)
+		}
+		for _, e := range agg.Errors {
+			var pe env.ParseError
+			if !errors.As(e, &pe) {
+				return Config{}, fmt.Errorf("cli.LoadConfig: %w", e)
+			}
+			unparsed[pe.Name] = true
+		}
+	}
 	v := reflect.ValueOf(&c).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for i, f := range reflect.VisibleFields(v.Type()) {
 		name := f.Tag.Get("env")
-		if name == "" {
-			continue
-		}
-		raw := strings.TrimSpace(getenv(name))
-		if raw == "" {
-			raw = f.Tag.Get("default")
-		}
-		if err := setField(v.Field(i), f, raw); err != nil {
-			return Config{}, fmt.Errorf("%s %w", name, err)
+		if unparsed[f.Name] {
+			return Config{}, fmt.Errorf("%s "+refusals[f.Type], name, set[name])
 		}
 		if err := checkField(v.Field(i), f.Tag.Get("check")); err != nil {
 			return Config{}, fmt.Errorf("%s %w", name, err)
@@ -204,73 +221,50 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-var durationType = reflect.TypeFor[time.Duration]()
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	secondsType  = reflect.TypeFor[Seconds]()
+)
 
-// setField parses raw into the field; the error completes "NAME ...".
-func setField(fv reflect.Value, f reflect.StructField, raw string) error {
-	switch {
-	case fv.Type() == durationType:
-		if raw == "" {
-			return nil
-		}
-		if f.Tag.Get("unit") == "s" {
-			n, err := strconv.Atoi(raw)
-			if err != nil {
-				return fmt.Errorf("must be a whole number of seconds, not %q", raw)
-			}
-			fv.SetInt(int64(time.Duration(n) * time.Second))
-			return nil
-		}
-		d, err := time.ParseDuration(raw)
-		if err != nil {
-			return fmt.Errorf("must be a duration such as 30s or 1h, not %q", raw)
-		}
-		fv.SetInt(int64(d))
-	case fv.Kind() == reflect.String:
-		if strings.Contains(f.Tag.Get("check"), "url") {
-			raw = strings.TrimRight(raw, "/")
-		}
-		fv.SetString(raw)
-	case fv.Kind() == reflect.Bool:
-		if raw == "" {
-			return nil
-		}
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return fmt.Errorf("must be true or false, not %q", raw)
-		}
-		fv.SetBool(b)
-	case fv.Kind() == reflect.Int || fv.Kind() == reflect.Int64:
-		if raw == "" {
-			return nil
-		}
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			return fmt.Errorf("must be an integer, not %q", raw)
-		}
-		fv.SetInt(n)
-	case fv.Kind() == reflect.Float64:
-		if raw == "" {
-			return nil
-		}
-		x, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return fmt.Errorf("must be a number, not %q", raw)
-		}
-		fv.SetFloat(x)
-	case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+// refusals complete "NAME ..." for a value the library could not parse
+// as its field's type.
+var refusals = map[reflect.Type]string{
+	durationType:               "must be a duration such as 30s or 1h, not %q",
+	secondsType:                "must be a whole number of seconds, not %q",
+	reflect.TypeFor[bool]():    "must be true or false, not %q",
+	reflect.TypeFor[int]():     "must be an integer, not %q",
+	reflect.TypeFor[int64]():   "must be an integer, not %q",
+	reflect.TypeFor[float64](): "must be a number, not %q",
+}
+
+// parsers replace two of the library's: an int of 64 bits (it reads 32),
+// and a list whose items are trimmed and blanks dropped.
+var parsers = map[reflect.Type]env.ParserFunc{
+	reflect.TypeFor[int](): func(raw string) (any, error) { return strconv.Atoi(raw) },
+	reflect.TypeFor[[]string](): func(raw string) (any, error) {
 		var out []string
 		for _, s := range strings.Split(raw, ",") {
 			if s = strings.TrimSpace(s); s != "" {
 				out = append(out, s)
 			}
 		}
-		fv.Set(reflect.ValueOf(out))
-	default:
-		panic("cli.Config: field " + f.Name + " has a type LoadConfig does not read")
-	}
-	return nil
+		return out, nil
+	},
 }
+
+// Seconds is a duration written as a whole number of seconds
+// (HYSCRIBE_ASR_MAX_CHUNK_SECONDS=600).
+type Seconds time.Duration
+
+// UnmarshalText reads a whole number of seconds.
+func (s *Seconds) UnmarshalText(text []byte) error {
+	n, err := strconv.Atoi(string(text))
+	*s = Seconds(time.Duration(n) * time.Second)
+	return err
+}
+
+// Duration is s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }
 
 // checkField applies a field's check tag; the error completes "NAME ...".
 func checkField(fv reflect.Value, checks string) error {
@@ -279,7 +273,7 @@ func checkField(fv reflect.Value, checks string) error {
 		switch kind {
 		case "":
 		case "min":
-			if fv.Type() == durationType {
+			if fv.Type() == durationType || fv.Type() == secondsType {
 				min, _ := time.ParseDuration(arg)
 				if d := time.Duration(fv.Int()); d < min {
 					if min == 0 {
@@ -311,6 +305,7 @@ func checkField(fv reflect.Value, checks string) error {
 				return fmt.Errorf("must be one of %s, not %q", strings.Join(strings.Split(strings.Trim(arg, "|"), "|"), ", "), fv.String())
 			}
 		case "url":
+			fv.SetString(strings.TrimRight(fv.String(), "/"))
 			if s := fv.String(); s != "" {
 				if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 					return fmt.Errorf("must be an absolute http(s) URL, not %q", s)

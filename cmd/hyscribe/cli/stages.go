@@ -206,7 +206,7 @@ func (s *Service) transcribeStage(env stageEnv) (*stageRun, error) {
 	if err := os.MkdirAll(tmp, 0o750); err != nil {
 		return nil, err
 	}
-	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Seconds(),
+	limits := ports.ChunkLimits{MaxBytes: cfg.ASRMaxChunkBytes, MaxSeconds: cfg.ASRMaxChunk.Duration().Seconds(),
 		PieceSeconds: cfg.ASRPieceSeconds, WholeSeconds: cfg.ASRWholeSeconds, Slots: cfg.ASRConcurrency}
 	uc := app.NewTranscribeAudio(s.store, env.blobs, mp3.Splitter{FFmpeg: cfg.FFmpeg}, rec, env.clock, tmp, env.log,
 		app.WithDiarizer(diarize.New()), app.WithChannelInspector(diarize.New()),

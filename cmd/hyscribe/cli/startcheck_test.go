@@ -274,7 +274,7 @@ func TestServiceHelpListsEveryVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SweepInterval != 30*time.Second || cfg.KafkaPartitions != 12 || cfg.ASRMaxChunk != 600*time.Second || cfg.LogLevel != "info" || cfg.HTTPAddr != "127.0.0.1:8080" || !cfg.SignUp {
+	if cfg.SweepInterval != 30*time.Second || cfg.KafkaPartitions != 12 || cfg.ASRMaxChunk.Duration() != 600*time.Second || cfg.LogLevel != "info" || cfg.HTTPAddr != "127.0.0.1:8080" || !cfg.SignUp {
 		t.Errorf("defaults: %+v", cfg)
 	}
 }
