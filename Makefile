@@ -59,7 +59,7 @@ ifdef HYSCRIBE_SCREENSHOTS
 export HYSCRIBE_SCREENSHOTS
 endif
 
-.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down engine
+.PHONY: run build test test-short fuzz bdd bench lint deps eval eval-deps ubm fmt clean up down engine generate
 
 # Where `make run` builds the binary it runs (ignored by git, kept between runs
 # so only the first build is slow).
@@ -212,6 +212,11 @@ up:
 down:
 	@docker compose version >/dev/null 2>&1 || { echo "make down: needs Docker with the compose plugin (docker compose); none here" >&2; exit 1; }
 	docker compose -f deploy/compose.yaml down
+
+## generate: the Go types of the API's bodies and webhook events (domain/wire_gen.go,
+## client/wire_gen.go) from adapters/httpapi/openapi.json (docs/architecture.md, Wire types)
+generate:
+	$(GO) generate ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -13,12 +13,6 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// DeleteResult is deleteTranscription's answer.
-type DeleteResult struct {
-	DocID   domain.DocID `json:"docId"`
-	Deleted bool         `json:"deleted"`
-}
-
 // DeletionStore is what deleting jobs needs of the store.
 type DeletionStore interface {
 	ports.JobStore
@@ -74,32 +68,32 @@ func parseDeleteRequest(body []byte) (string, error) {
 // Handle deletes the job named by the body. Deleting a job the caller
 // already deleted answers the same again, so a retried request is safe; a
 // job of another account is domain.ErrNotFound exactly like a missing one.
-func (uc *DeleteJob) Handle(ctx context.Context, p Principal, body []byte) (DeleteResult, error) {
+func (uc *DeleteJob) Handle(ctx context.Context, p Principal, body []byte) (domain.DeleteResult, error) {
 	if err := RequireBusiness(p); err != nil {
-		return DeleteResult{}, err
+		return domain.DeleteResult{}, err
 	}
 	docID, err := parseDeleteRequest(body)
 	if err != nil {
-		return DeleteResult{}, err
+		return domain.DeleteResult{}, err
 	}
 	if len(docID) > 128 {
-		return DeleteResult{}, notFound(docID)
+		return domain.DeleteResult{}, notFound(docID)
 	}
 	err = uc.Delete(ctx, p.Account.ID, domain.DocID(docID), domain.DeletedOnRequest)
 	if errors.Is(err, domain.ErrNotFound) {
 		t, terr := uc.store.GetTombstone(ctx, domain.DocID(docID))
 		if terr == nil && t.AccountID == p.Account.ID {
-			return DeleteResult{DocID: t.DocID, Deleted: true}, nil
+			return domain.DeleteResult{DocID: t.DocID, Deleted: true}, nil
 		}
 		if terr != nil && !errors.Is(terr, domain.ErrNotFound) {
-			return DeleteResult{}, fmt.Errorf("delete job: %w", terr)
+			return domain.DeleteResult{}, fmt.Errorf("delete job: %w", terr)
 		}
-		return DeleteResult{}, notFound(docID)
+		return domain.DeleteResult{}, notFound(docID)
 	}
 	if err != nil {
-		return DeleteResult{}, err
+		return domain.DeleteResult{}, err
 	}
-	return DeleteResult{DocID: domain.DocID(docID), Deleted: true}, nil
+	return domain.DeleteResult{DocID: domain.DocID(docID), Deleted: true}, nil
 }
 
 // Delete deletes the account's job and then its audio. domain.ErrNotFound

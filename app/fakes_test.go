@@ -298,7 +298,7 @@ func (w *world) account(plan domain.Plan, seconds float64) app.Principal {
 	return p
 }
 
-func (w *world) newJob(p app.Principal, body string) app.CreateResult {
+func (w *world) newJob(p app.Principal, body string) domain.CreateResult {
 	w.t.Helper()
 	res, err := w.create.Handle(w.ctx, p, []byte(body))
 	if err != nil {

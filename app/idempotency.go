@@ -15,26 +15,26 @@ import (
 // so nothing is charged twice; a retry with another body is
 // domain.ErrIdempotencyKeyReused. The store decides which request is first,
 // so this holds across API processes. replayed reports a repeated answer.
-func (uc *CreateJob) HandleOnce(ctx context.Context, p Principal, body []byte, key string) (res CreateResult, replayed bool, err error) {
+func (uc *CreateJob) HandleOnce(ctx context.Context, p Principal, body []byte, key string) (res domain.CreateResult, replayed bool, err error) {
 	if key == "" {
 		res, err = uc.Handle(ctx, p, body)
 		return res, false, err
 	}
 	if err := RequireBusiness(p); err != nil {
-		return CreateResult{}, false, err
+		return domain.CreateResult{}, false, err
 	}
 	req, err := domain.ParseCreateRequest(body)
 	if err != nil {
-		return CreateResult{}, false, err
+		return domain.CreateResult{}, false, err
 	}
 	job, events, uploadURL, err := uc.newJob(ctx, p, req)
 	if err != nil {
-		return CreateResult{}, false, err
+		return domain.CreateResult{}, false, err
 	}
-	res = CreateResult{DocID: job.ID, UploadURL: uploadURL}
+	res = domain.CreateResult{DocID: job.ID, UploadURL: uploadURL}
 	answer, err := json.Marshal(res)
 	if err != nil {
-		return CreateResult{}, false, fmt.Errorf("create job: %w", err)
+		return domain.CreateResult{}, false, fmt.Errorf("create job: %w", err)
 	}
 	fingerprint := req.Fingerprint()
 	first, created, err := uc.jobs.CreateJobOnce(ctx, domain.Idempotency{
@@ -42,19 +42,19 @@ func (uc *CreateJob) HandleOnce(ctx context.Context, p Principal, body []byte, k
 		Response: answer, CreatedAt: job.CreatedAt,
 	}, job, events)
 	if err != nil {
-		return CreateResult{}, false, fmt.Errorf("create job: %w", err)
+		return domain.CreateResult{}, false, fmt.Errorf("create job: %w", err)
 	}
 	if created {
 		return res, false, nil
 	}
 	stored, err := first.Replay(fingerprint)
 	if err != nil {
-		return CreateResult{}, false, fmt.Errorf("the Idempotency-Key %q was first used %s with a different request body; send a new key for a new job: %w",
+		return domain.CreateResult{}, false, fmt.Errorf("the Idempotency-Key %q was first used %s with a different request body; send a new key for a new job: %w",
 			clipKey(key), first.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), err)
 	}
-	var again CreateResult
+	var again domain.CreateResult
 	if err := json.Unmarshal(stored, &again); err != nil {
-		return CreateResult{}, false, fmt.Errorf("create job: stored answer of key: %w", err)
+		return domain.CreateResult{}, false, fmt.Errorf("create job: stored answer of key: %w", err)
 	}
 	return again, true, nil
 }

@@ -11,12 +11,6 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// CreateResult is createTranscription's answer (spec §2.3).
-type CreateResult struct {
-	DocID     domain.DocID `json:"docId"`
-	UploadURL string       `json:"uploadUrl"`
-}
-
 // CreateJob creates a transcription job and its pre-signed upload address.
 type CreateJob struct {
 	jobs       jobCreator
@@ -47,29 +41,29 @@ func NewCreateJob(jobs jobCreator, checklists ports.ChecklistStore, signer ports
 }
 
 // Handle validates the body and creates the job for the caller's account.
-func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (CreateResult, error) {
+func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (domain.CreateResult, error) {
 	return uc.HandleFile(ctx, p, body, "")
 }
 
 // HandleFile is Handle for a file uploaded from the web application: the
 // job keeps the file's name (domain.CleanFilename of it).
-func (uc *CreateJob) HandleFile(ctx context.Context, p Principal, body []byte, filename string) (CreateResult, error) {
+func (uc *CreateJob) HandleFile(ctx context.Context, p Principal, body []byte, filename string) (domain.CreateResult, error) {
 	if err := RequireBusiness(p); err != nil {
-		return CreateResult{}, err
+		return domain.CreateResult{}, err
 	}
 	req, err := domain.ParseCreateRequest(body)
 	if err != nil {
-		return CreateResult{}, err
+		return domain.CreateResult{}, err
 	}
 	job, events, uploadURL, err := uc.newJob(ctx, p, req)
 	if err != nil {
-		return CreateResult{}, err
+		return domain.CreateResult{}, err
 	}
 	job.Filename = domain.CleanFilename(filename)
 	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
-		return CreateResult{}, fmt.Errorf("create job: %w", err)
+		return domain.CreateResult{}, fmt.Errorf("create job: %w", err)
 	}
-	return CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
+	return domain.CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
 }
 
 // newJob makes the job req asks for, in memory, with its upload address.

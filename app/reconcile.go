@@ -87,7 +87,7 @@ func (uc *ResendEvent) Handle(ctx context.Context, p Principal, body []byte) (do
 	if err != nil {
 		return domain.ResendResult{}, err
 	}
-	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, r.DocID)
+	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, string(r.DocID))
 	if err != nil {
 		return domain.ResendResult{}, err
 	}

@@ -189,29 +189,6 @@ type CreateRequest struct {
 	IdempotencyKey string `json:"-"`
 }
 
-// Created is createTranscription's answer.
-type Created struct {
-	DocID     string `json:"docId"`
-	UploadURL string `json:"uploadUrl"`
-}
-
-// Job is the job object of getTranscription. The fields of a final state
-// are set only in that state.
-type Job struct {
-	DocID     string          `json:"docId"`
-	Status    string          `json:"status"`
-	CreatedAt *time.Time      `json:"createdAt"`
-	Type      JobType         `json:"type"`
-	Duration  *float64        `json:"duration"` // seconds; nil until the audio was processed
-	Metadata  json.RawMessage `json:"metadata"`
-
-	Transcription *string `json:"transcription,omitempty"`
-	Title         *string `json:"title,omitempty"`
-	Resolution    *string `json:"resolution,omitempty"` // the one-paragraph summary
-	LanguageCode  *string `json:"languageCode,omitempty"`
-	Error         *string `json:"error,omitempty"`
-}
-
 // Terminal reports whether the job is transcribed or failed.
 func (j Job) Terminal() bool { return j.Status == StatusTranscribed || j.Status == StatusFailed }
 
@@ -461,39 +438,6 @@ func (c *Client) Export(ctx context.Context, docID, format string) ([]byte, erro
 		return c.do(ctx, http.MethodGet, "/api/exportTranscription", url.Values{"docId": {docID}, "format": {format}}, nil, nil, &out)
 	})
 	return out, err
-}
-
-// Transcript is the JSON export: the job's texts, its segments and every
-// word, with times in seconds from the start of the recording.
-type Transcript struct {
-	DocID         string          `json:"docId"`
-	Type          JobType         `json:"type"`
-	LanguageCode  string          `json:"languageCode"`
-	Duration      *float64        `json:"duration"`
-	Title         string          `json:"title"`
-	Resolution    string          `json:"resolution"`
-	Transcription string          `json:"transcription"`
-	Metadata      json.RawMessage `json:"metadata"`
-	Segments      []Segment       `json:"segments"`
-	Words         []Word          `json:"words"`
-}
-
-// Segment is a stretch of speech; Speaker is "Խոսնակ 1" or "Խոսնակ 2" for
-// a phone_call, nil for a single_voice job.
-type Segment struct {
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-	Speaker *string `json:"speaker"`
-	Text    string  `json:"text"`
-}
-
-// Word is one word of a segment, with its segment's speaker. Its times are
-// the segment's shared out by length.
-type Word struct {
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-	Speaker *string `json:"speaker"`
-	Word    string  `json:"word"`
 }
 
 // ExportTranscript downloads the transcribed job as a Transcript.

@@ -19,19 +19,6 @@ type ListOptions struct {
 	Cursor       string    // NextCursor of the previous page
 }
 
-// JobSummary is a job as List lists it: no transcript (Get or
-// ExportTranscript fetch it, Resend pushes it to the receiver again).
-type JobSummary struct {
-	DocID     string          `json:"docId"`
-	Status    string          `json:"status"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Type      JobType         `json:"type"`
-	Duration  *float64        `json:"duration"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Title     *string         `json:"title,omitempty"` // once transcribed
-	Error     *string         `json:"error,omitempty"` // once failed
-}
-
 // JobPage is one page of List. NextCursor is "" on the last page.
 type JobPage struct {
 	Items      []JobSummary
@@ -95,17 +82,6 @@ func (c *Client) ListAll(ctx context.Context, opts ListOptions, fn func(JobSumma
 		}
 		opts.Cursor = p.NextCursor
 	}
-}
-
-// ResendResult is the outcome of Resend's one attempt.
-type ResendResult struct {
-	DocID       string    `json:"docId"`
-	Event       string    `json:"event"`
-	WebhookID   string    `json:"webhookId"` // the same as the event's first delivery
-	Delivered   bool      `json:"delivered"`
-	StatusCode  *int      `json:"statusCode"` // the receiver's answer; nil when none
-	Error       *string   `json:"error"`
-	AttemptedAt time.Time `json:"attemptedAt"`
 }
 
 // Resend sends the job's event (EventTranscriptReady, EventAnalysisReady

@@ -48,21 +48,6 @@ type Event struct {
 	Body []byte `json:"-"`
 }
 
-// QuestionResult is one checklist answer of an analysis_ready event.
-type QuestionResult struct {
-	Question string     `json:"question"`
-	Answer   string     `json:"answer"` // "yes", "no" or "unclear"
-	Score    float64    `json:"score"`
-	Evidence []Evidence `json:"evidence"`
-}
-
-// Evidence is a quoted stretch of the transcript behind an answer.
-type Evidence struct {
-	Speaker *string  `json:"speaker"`
-	Text    string   `json:"text"`
-	Start   *float64 `json:"start"`
-}
-
 // WebhookHandler receives the service's webhooks. It checks the body's
 // secret against the account's webhookSecret and, when
 // VerifySignature is set, the Standard Webhooks signature and timestamp;

@@ -28,24 +28,6 @@ type Question struct {
 	Role SpeakerRole `json:"role,omitempty"`
 }
 
-// QuestionResult is one value of analysis_ready's results (docs/decisions.md, Checklists and analysis).
-type QuestionResult struct {
-	Question string     `json:"question"`
-	Answer   string     `json:"answer"` // yes | no | unclear
-	Score    float64    `json:"score"`
-	Evidence []Evidence `json:"evidence"`
-	// Reason says why an answer is "unclear" when the analyser knows
-	// (an additive field beside the four of docs/decisions.md, Checklists and analysis).
-	Reason string `json:"reason,omitempty"`
-}
-
-// Evidence is a transcript excerpt supporting an answer.
-type Evidence struct {
-	Speaker *string  `json:"speaker"`
-	Text    string   `json:"text"`
-	Start   *float64 `json:"start"`
-}
-
 // ChecklistFile is the CLI's checklist file format (docs/architecture.md, Operating contract).
 type ChecklistFile struct {
 	Name      string     `json:"name"`

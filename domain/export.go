@@ -216,38 +216,6 @@ func cueTime(sec float64, sep byte) string {
 	return fmt.Sprintf("%02d:%02d:%02d%c%03d", ms/3600000, ms/60000%60, ms/1000%60, sep, ms%1000)
 }
 
-// ExportDocument is the json export.
-type ExportDocument struct {
-	DocID         DocID           `json:"docId"`
-	Type          JobType         `json:"type"`
-	LanguageCode  string          `json:"languageCode"`
-	Duration      *float64        `json:"duration"`
-	Title         string          `json:"title"`
-	Resolution    string          `json:"resolution"`
-	Transcription string          `json:"transcription"`
-	Metadata      json.RawMessage `json:"metadata"`
-	Segments      []ExportSegment `json:"segments"`
-	Words         []ExportWord    `json:"words"`
-}
-
-// ExportSegment is a segment of the json export; Speaker is "Խոսնակ 1" or
-// null for single_voice.
-type ExportSegment struct {
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-	Speaker *string `json:"speaker"`
-	Text    string  `json:"text"`
-}
-
-// ExportWord is a word of the json export, its times shared out within its
-// segment by length.
-type ExportWord struct {
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-	Speaker *string `json:"speaker"`
-	Word    string  `json:"word"`
-}
-
 func exportJSON(j Job) ([]byte, error) {
 	meta := j.Metadata
 	if len(meta) == 0 {

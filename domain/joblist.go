@@ -172,25 +172,6 @@ func ParseListRequest(status, since, until, limit, cursor string) (ListRequest, 
 // and metadataOmitted true, and getTranscription returns all of it.
 const MaxListedMetadataBytes = 4096
 
-// JobSummary is one item of GET /api/listTranscriptions: the job's
-// always-present fields (as in PollView), its title once transcribed and
-// its error once failed. The transcript itself is fetched with
-// getTranscription or exportTranscription, or pushed again with
-// resendEvent.
-type JobSummary struct {
-	DocID     DocID           `json:"docId"`
-	Status    Status          `json:"status"`
-	CreatedAt *string         `json:"createdAt"`
-	Type      *JobType        `json:"type"`
-	Duration  *float64        `json:"duration"`
-	Metadata  json.RawMessage `json:"metadata"`
-	// MetadataOmitted says the job's metadata is over
-	// MaxListedMetadataBytes and was left out ({}) of the list.
-	MetadataOmitted bool    `json:"metadataOmitted,omitempty"`
-	Title           *string `json:"title,omitempty"`
-	Error           *string `json:"error,omitempty"`
-}
-
 // NewJobSummary is the list item of a job with these fields; omitted
 // says the store left out its metadata (over MaxListedMetadataBytes).
 func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, duration *float64, metadata json.RawMessage, omitted bool, title, errText string) JobSummary {
@@ -201,7 +182,7 @@ func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, dura
 	if len(metadata) == 0 {
 		metadata = json.RawMessage(`{}`)
 	}
-	s := JobSummary{DocID: id, Status: status, CreatedAt: &c, Type: &typ, Duration: duration, Metadata: metadata, MetadataOmitted: omitted}
+	s := JobSummary{DocID: id, Status: status, CreatedAt: c, Type: typ, Duration: duration, Metadata: metadata, MetadataOmitted: omitted}
 	switch status {
 	case StatusTranscribed:
 		s.Title = &title
@@ -209,19 +190,6 @@ func NewJobSummary(id DocID, status Status, created time.Time, typ JobType, dura
 		s.Error = &errText
 	}
 	return s
-}
-
-// JobPage is the answer of GET /api/listTranscriptions. NextCursor is
-// null on the last page.
-type JobPage struct {
-	Items      []JobSummary `json:"items"`
-	NextCursor *string      `json:"nextCursor"`
-}
-
-// ResendRequest is POST /api/resendEvent's body.
-type ResendRequest struct {
-	DocID string `json:"docId"`
-	Event string `json:"event"`
 }
 
 // ParseResendRequest reads and checks POST /api/resendEvent's body.
@@ -243,18 +211,6 @@ func ParseResendRequest(body []byte) (ResendRequest, error) {
 	return r, nil
 }
 
-// ResendResult is POST /api/resendEvent's answer: the outcome of the one
-// new attempt.
-type ResendResult struct {
-	DocID      DocID   `json:"docId"`
-	Event      string  `json:"event"`
-	WebhookID  string  `json:"webhookId"`
-	Delivered  bool    `json:"delivered"`
-	StatusCode *int    `json:"statusCode"`
-	Error      *string `json:"error"`
-	AttemptAt  string  `json:"attemptedAt"`
-}
-
 // NewResendResult describes the attempt d.
 func NewResendResult(d Delivery) ResendResult {
 	r := ResendResult{DocID: d.DocID, Event: d.EventType, WebhookID: d.WebhookID(), Delivered: d.Status == DeliveryDelivered}
@@ -270,6 +226,6 @@ func NewResendResult(d Delivery) ResendResult {
 	if d.AttemptedAt != nil {
 		at = *d.AttemptedAt
 	}
-	r.AttemptAt = FormatTime(at)
+	r.AttemptedAt = FormatTime(at)
 	return r
 }

@@ -5,25 +5,6 @@ import (
 	"time"
 )
 
-// PollView is the job object of GET /api/getTranscription (spec §2.1). The
-// always-present fields are never omitted (null where unknown); the fields of
-// a terminal state are present only in that state.
-type PollView struct {
-	DocID     DocID           `json:"docId"`
-	Status    Status          `json:"status"`
-	CreatedAt *string         `json:"createdAt"`
-	Type      *JobType        `json:"type"`
-	Duration  *float64        `json:"duration"`
-	Metadata  json.RawMessage `json:"metadata"`
-
-	Transcription *string `json:"transcription,omitempty"`
-	Title         *string `json:"title,omitempty"`
-	Resolution    *string `json:"resolution,omitempty"`
-	LanguageCode  *string `json:"languageCode,omitempty"`
-
-	Error *string `json:"error,omitempty"`
-}
-
 // TimeFormat is how times appear in the API: ISO 8601, UTC, milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 

@@ -14,14 +14,8 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// errorBody is every error response (docs/decisions.md, API).
-type errorBody struct {
-	Error string `json:"error"`
-	Code  string `json:"code"`
-}
-
 func errorJSON(msg, code string) []byte {
-	b, _ := json.Marshal(errorBody{Error: msg, Code: code}) // two strings: cannot fail
+	b, _ := json.Marshal(domain.ErrorBody{Error: msg, Code: code}) // two strings: cannot fail
 	return b
 }
 

@@ -1,6 +1,9 @@
 // Package openapicheck validates what the service sends (API answers and
 // webhook events) against the schemas of its OpenAPI 3.1 document, with a
-// JSON Schema 2020-12 validator independent of the code that writes them.
+// JSON Schema 2020-12 validator independent of the code that writes them:
+// statuses, media types, required members, nulls, enums and formats. That
+// a body has no member the document does not declare needs no check: the
+// bodies' Go types are generated from the document (internal/wiregen).
 // Tests use it; the service does not.
 package openapicheck
 
@@ -118,101 +121,7 @@ func (d *Doc) validate(schemaPtr, mediaType string, body []byte) error {
 	if err := sch.Validate(v); err != nil {
 		return fmt.Errorf("body does not match %s: %v\nbody: %.500s", schemaPtr, err, body)
 	}
-	var undeclared []string
-	d.undeclared([]any{map[string]any{"$ref": "#" + schemaPtr}}, v, "", &undeclared)
-	if len(undeclared) > 0 {
-		return fmt.Errorf("body has members %s does not declare: %s\nbody: %.500s", schemaPtr, strings.Join(undeclared, ", "), body)
-	}
 	return nil
-}
-
-// undeclared adds to out the JSON pointer of every object member in v that
-// none of the schemas declares: a body must not carry a field the document
-// is silent about (a generated client would never see it), which plain JSON
-// Schema allows unless every schema says additionalProperties: false. A
-// schema with properties declares those; additionalProperties (other than
-// false) or patternProperties declares any member; an object schema
-// without properties is free-form (metadata). The schemas of a $ref,
-// allOf, oneOf and anyOf count together, so the check reads as "declared
-// somewhere in the schema that matched".
-func (d *Doc) undeclared(schemas []any, v any, at string, out *[]string) {
-	nodes := d.flatten(schemas, nil, 0)
-	switch x := v.(type) {
-	case map[string]any:
-		props := map[string][]any{}
-		var extra []any // additionalProperties schemas
-		declared, open := false, false
-		for _, n := range nodes {
-			if p, ok := n["properties"].(map[string]any); ok {
-				declared = true
-				for k, s := range p {
-					props[k] = append(props[k], s)
-				}
-			}
-			switch ap := n["additionalProperties"].(type) {
-			case nil, bool:
-				if ap == true {
-					open = true
-				}
-			default:
-				declared, open = true, true
-				extra = append(extra, ap)
-			}
-			if _, ok := n["patternProperties"]; ok {
-				open = true
-			}
-		}
-		if !declared {
-			return
-		}
-		for k, val := range x {
-			ptr := at + "/" + escape(k)
-			if subs, ok := props[k]; ok {
-				d.undeclared(subs, val, ptr, out)
-			} else if len(extra) > 0 {
-				d.undeclared(extra, val, ptr, out)
-			} else if !open {
-				*out = append(*out, ptr)
-			}
-		}
-	case []any:
-		var items []any
-		for _, n := range nodes {
-			if it, ok := n["items"]; ok {
-				items = append(items, it)
-			}
-		}
-		if len(items) == 0 {
-			return
-		}
-		for i, val := range x {
-			d.undeclared(items, val, at+"/"+strconv.Itoa(i), out)
-		}
-	}
-}
-
-// flatten follows $ref and expands allOf, oneOf and anyOf into the list
-// of schema objects they stand for.
-func (d *Doc) flatten(schemas []any, out []map[string]any, depth int) []map[string]any {
-	if depth > 16 {
-		return out
-	}
-	for _, s := range schemas {
-		m, ok := s.(map[string]any)
-		if !ok {
-			continue
-		}
-		if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
-			out = d.flatten([]any{d.at(strings.TrimPrefix(ref, "#"))}, out, depth+1)
-		}
-		out = append(out, m)
-		for _, k := range []string{"allOf", "oneOf", "anyOf"} {
-			if sub, ok := m[k].([]any); ok {
-				out = d.flatten(sub, out, depth+1)
-			}
-		}
-	}
-	return out
 }
 
 // schema compiles the schema at ptr once.
