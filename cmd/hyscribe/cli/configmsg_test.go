@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/caarlos0/env/v11"
 )
@@ -84,7 +83,6 @@ func TestConfigReadsEveryType(t *testing.T) {
 	if c.TrustedProxies != nil {
 		t.Errorf("HYSCRIBE_TRUSTED_PROXIES unset read as %q, want nil", c.TrustedProxies)
 	}
-	_ = time.Second
 }
 
 // TestHelpShowsWhatTheLibraryApplies: the variables and defaults --help
