@@ -18,7 +18,6 @@ var scoringMessages = map[string][2]string{
 	"an.agent":         {"Օպերատոր", "Agent"},
 	"an.agent.unnamed": {"Անանուն օպերատոր", "Agent not named"},
 	"an.calls":         {"Զանգեր", "Calls"},
-	"an.scored":        {"Գնահատված", "Scored"},
 	"an.needsnames":    {"Սպասում են անունների", "Need speaker names"},
 	"an.agentpass":     {"Անցողիկություն ըստ հարցի", "Pass rate per question"},
 	"an.scored.col":    {"Գնահատված զանգեր", "Scored calls"},
