@@ -12,14 +12,14 @@ var scoringMessages = map[string][2]string{
 
 	"filter.needsnames": {"Միայն խոսնակների անուններ սպասողները", "Only calls that need speaker names"},
 
-	"an.unclear.note":  {"«Անորոշ» պատասխանները չեն մտնում ոչ միավորների, ոչ անցողիկության տոկոսների մեջ․ միայն անորոշ պատասխաններով զանգը չգնահատված է, ոչ թե 0։", "“Unclear” answers are left out of scores and pass rates: a call with only unclear answers is not scored, not scored 0."},
+	"an.unclear.note":  {"«Անորոշ» պատասխանները չեն մտնում ոչ միավորների, ոչ անցման տոկոսների մեջ․ միայն անորոշ պատասխաններով զանգը չգնահատված է, ոչ թե 0։", "“Unclear” answers are left out of scores and pass rates: a call with only unclear answers is not scored, not scored 0."},
 	"an.agents":        {"Ըստ օպերատորի", "Per agent"},
 	"an.agents.note":   {"Օպերատորը այն խոսնակն է, որին ձայնագրության էջում տրվել է «Օպերատոր» դերը և անուն։", "The agent is the speaker given the Agent role and a name on the recording's page."},
 	"an.agent":         {"Օպերատոր", "Agent"},
 	"an.agent.unnamed": {"Անանուն օպերատոր", "Agent not named"},
 	"an.calls":         {"Զանգեր", "Calls"},
 	"an.needsnames":    {"Սպասում են անունների", "Need speaker names"},
-	"an.agentpass":     {"Անցողիկություն ըստ հարցի", "Pass rate per question"},
+	"an.agentpass":     {"Անցման տոկոսը ըստ հարցի", "Pass rate per question"},
 	"an.scored.col":    {"Գնահատված զանգեր", "Scored calls"},
 }
 
