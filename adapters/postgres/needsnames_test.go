@@ -7,6 +7,7 @@ import (
 	"github.com/hyscribe/hyscribe/adapters/postgres/pgtest"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // TestUpgradeMarksCallsThatNeedSpeakerNames: analyses stored before
@@ -37,6 +38,9 @@ func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
 		}
 	}
 	// The store as it was before migration 30.
+	if _, err := s.pool.Exec(ctx, `DROP INDEX analyses_needs_names`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.pool.Exec(ctx, `ALTER TABLE analyses DROP COLUMN needs_names`); err != nil {
 		t.Fatal(err)
 	}
@@ -49,4 +53,16 @@ func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
 	if err != nil || n != 2 || len(jobs) != 2 || jobs[0].ID == "unsure" || jobs[1].ID == "unsure" {
 		t.Fatalf("after the upgrade the filter finds %d jobs (%v), want agent and customer", n, err)
 	}
+}
+
+// BenchmarkNeedsSpeakerNames10k is the history's "needs speaker names"
+// filter over 10,000 analysed calls, planned with the statistics
+// autovacuum would have gathered.
+func BenchmarkNeedsSpeakerNames10k(b *testing.B) {
+	s := openTest(b)
+	porttest.BenchmarkNeedsSpeakerNames(b, s, 10_000, func() {
+		if _, err := s.pool.Exec(b.Context(), `ANALYZE jobs; ANALYZE analyses`); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

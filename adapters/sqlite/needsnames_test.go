@@ -2,11 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
-	"path/filepath"
+	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
 // TestUpgradeMarksCallsThatNeedSpeakerNames: analyses stored before
@@ -40,6 +41,9 @@ func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
 		}
 	}
 	// The store as it was before migration 30.
+	if _, err := s.db.ExecContext(ctx, `DROP INDEX analyses_needs_names`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.db.ExecContext(ctx, `ALTER TABLE analyses DROP COLUMN needs_names`); err != nil {
 		t.Fatal(err)
 	}
@@ -55,4 +59,10 @@ func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
 	if err != nil || n != 2 || len(jobs) != 2 || jobs[0].ID == "unsure" || jobs[1].ID == "unsure" {
 		t.Fatalf("after the upgrade the filter finds %d jobs (%v), want agent and customer", n, err)
 	}
+}
+
+// BenchmarkNeedsSpeakerNames10k is the history's "needs speaker names"
+// filter over 10,000 analysed calls.
+func BenchmarkNeedsSpeakerNames10k(b *testing.B) {
+	porttest.BenchmarkNeedsSpeakerNames(b, openTemp(b), 10_000, nil)
 }
