@@ -371,10 +371,9 @@ func (uc *ReportChecklist) Handle(ctx context.Context, account domain.AccountID,
 	if _, err := uc.checklists.GetChecklist(ctx, account, checklistID); err != nil {
 		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
 	}
-	if uc.analytics != nil {
-		rep, err := uc.analytics.ChecklistReport(ctx, account, checklistID, from, to)
-		return rep, true, err
-	}
+	// The per-agent figures come from the store in every deployment: the
+	// speakers' names are edited there, without an event ClickHouse would
+	// hear of (docs/analytics.md, Per agent).
 	as, err := uc.analyses.ListAnalyses(ctx, account, checklistID, from, to)
 	if err != nil {
 		return domain.ChecklistReport{}, false, fmt.Errorf("report: %w", err)
@@ -392,5 +391,13 @@ func (uc *ReportChecklist) Handle(ctx context.Context, account domain.AccountID,
 		weights[v] = domain.ChecklistWeights(c)
 		return weights[v]
 	}
-	return domain.BuildChecklistReport(account, checklistID, from, to, as, weightsOf), false, nil
+	agents := domain.BuildAgentStats(as, weightsOf)
+	if uc.analytics != nil {
+		rep, err := uc.analytics.ChecklistReport(ctx, account, checklistID, from, to)
+		rep.Agents = agents
+		return rep, true, err
+	}
+	rep := domain.BuildChecklistReport(account, checklistID, from, to, as, weightsOf)
+	rep.Agents = agents
+	return rep, false, nil
 }

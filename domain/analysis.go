@@ -94,19 +94,24 @@ type AnalysisReadyData struct {
 	Results          map[string]QuestionResult `json:"results"`
 	Metadata         json.RawMessage           `json:"metadata"`
 	AnalysedAt       time.Time                 `json:"analysedAt"`
+	// CallAt is the call's time (its job's creation): the day analytics
+	// count the call on, however late it was analysed or analysed again.
+	// Absent from events made before it was added (then analysedAt).
+	CallAt time.Time `json:"callAt,omitzero"`
 }
 
 // AnalysisReadyEventID is the deterministic ID of a job's analysis event, so a
 // repeat is recognisable by every consumer.
 func AnalysisReadyEventID(doc DocID) string { return string(doc) + "/analysis.ready" }
 
-// NewAnalysisReadyEvent is the hyscribe.analysis.ready.v1 event of a, with the
-// job's metadata and the question weights of the checklist version used.
-func NewAnalysisReadyEvent(a Analysis, metadata json.RawMessage, weights map[string]float64, now time.Time) Event {
+// NewAnalysisReadyEvent is the hyscribe.analysis.ready.v1 event of a, with
+// its job's metadata and time (j) and the question weights of the
+// checklist version used.
+func NewAnalysisReadyEvent(a Analysis, j Job, weights map[string]float64, now time.Time) Event {
 	data := AnalysisReadyData{
 		AnalysisID: a.ID, Status: a.Status, Error: a.Error, ChecklistID: a.ChecklistID,
 		ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName, Weights: weights,
-		Results: a.Results, Metadata: objectOrEmpty(metadata), AnalysedAt: a.CreatedAt.UTC(),
+		Results: a.Results, Metadata: objectOrEmpty(j.Metadata), AnalysedAt: a.CreatedAt.UTC(), CallAt: j.CreatedAt.UTC(),
 	}
 	b, _ := json.Marshal(data) // plain data; cannot fail
 	return Event{
@@ -152,26 +157,36 @@ type ChecklistReport struct {
 	To          time.Time       `json:"to"`   // exclusive
 	Questions   []QuestionStats `json:"questions"`
 	Days        []DayStats      `json:"days"`
+	// Agents are the per-agent figures (BuildAgentStats) where the report's
+	// maker has the calls' speaker names (the web application's Analytics).
+	Agents []AgentStats `json:"agents,omitempty"`
 }
 
 // QuestionStats are one question's answers over the period.
 type QuestionStats struct {
-	QuestionID string  `json:"questionId"`
-	Question   string  `json:"question"`
-	Answers    int64   `json:"answers"`
-	Yes        int64   `json:"yes"`
-	No         int64   `json:"no"`
-	Unclear    int64   `json:"unclear"`
-	PassRate   float64 `json:"passRate"` // yes / answers
-	AvgScore   float64 `json:"avgScore"`
+	QuestionID string `json:"questionId"`
+	Question   string `json:"question"`
+	Answers    int64  `json:"answers"`
+	Yes        int64  `json:"yes"`
+	No         int64  `json:"no"`
+	Unclear    int64  `json:"unclear"`
+	// PassRate is yes / (yes + no): an "unclear" answer is no answer
+	// (Counts) and stays out of it; 0 when nothing was answered.
+	PassRate float64 `json:"passRate"`
+	AvgScore float64 `json:"avgScore"` // mean score of the yes and no answers
 }
 
-// DayStats are one day's analyses of the checklist.
+// DayStats are the analyses of one day's calls: a call counts on the day
+// it was made (the job's creation), however late it was analysed or
+// analysed again.
 type DayStats struct {
-	Day      string  `json:"day"` // YYYY-MM-DD in the report's zone (ReportZone)
-	Analyses int64   `json:"analyses"`
-	Failed   int64   `json:"failed"`
-	AvgScore float64 `json:"avgScore"` // weighted mean of question scores per analysis, averaged
+	Day      string `json:"day"` // YYYY-MM-DD in the report's zone (ReportZone)
+	Analyses int64  `json:"analyses"`
+	Failed   int64  `json:"failed"`
+	Scored   int64  `json:"scored"` // analyses with a score (Score.Scored)
+	// AvgScore is the mean of the scored calls' scores (ScoreOf); calls not
+	// scored are left out, not counted as 0.
+	AvgScore float64 `json:"avgScore"`
 }
 
 // ValidateReportPeriod checks a report's period.
@@ -195,16 +210,18 @@ func ReportZone(from time.Time) *time.Location {
 
 // BuildChecklistReport computes from stored analyses what the ClickHouse
 // report computes from its tables, for deployments without ClickHouse.
-// Days are calendar days of ReportZone(from).
-// analyses must already be the account's analyses of the checklist in
-// [from, to); weights gives a checklist version's question weights (missing
-// or non-positive weights count 1, as in the analytics sink).
-func BuildChecklistReport(account AccountID, checklistID string, from, to time.Time, analyses []Analysis, weights func(version int) map[string]float64) ChecklistReport {
+// Days are calendar days of ReportZone(from), each call on the day of its
+// CallAt. analyses must already be the account's analyses of the
+// checklist of calls made in [from, to); weights gives a checklist
+// version's question weights (missing or non-positive weights count 1, as
+// in the analytics sink). Unclear answers are counted (Unclear) but stay
+// out of pass rates and scores (Counts).
+func BuildChecklistReport(account AccountID, checklistID string, from, to time.Time, analyses []CallAnalysis, weights func(version int) map[string]float64) ChecklistReport {
 	rep := ChecklistReport{AccountID: account, ChecklistID: checklistID, From: from.UTC(), To: to.UTC(),
 		Questions: []QuestionStats{}, Days: []DayStats{}}
 	type dayAcc struct {
-		n, failed, ok int64
-		score         float64
+		n, failed, scored int64
+		score             float64
 	}
 	questions := map[string]*QuestionStats{}
 	latest := map[string]time.Time{}
@@ -212,7 +229,7 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 	days := map[string]*dayAcc{}
 	zone := ReportZone(from)
 	for _, a := range analyses {
-		day := a.CreatedAt.In(zone).Format(time.DateOnly)
+		day := a.CallAt.In(zone).Format(time.DateOnly)
 		d := days[day]
 		if d == nil {
 			d = &dayAcc{}
@@ -245,23 +262,27 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 			default:
 				q.Unclear++
 			}
-			scoreSum[qid] += r.Score
+			if Counts(r.Answer) {
+				scoreSum[qid] += clamp01(r.Score)
+			}
 		}
-		d.score += WeightedScore(a.Results, w)
-		d.ok++
+		if s := ScoreOf(a.Analysis, w); s.Scored() {
+			d.score += s.Value
+			d.scored++
+		}
 	}
 	for _, q := range questions {
-		if q.Answers > 0 {
-			q.PassRate = float64(q.Yes) / float64(q.Answers)
-			q.AvgScore = scoreSum[q.QuestionID] / float64(q.Answers)
+		if n := q.Yes + q.No; n > 0 {
+			q.PassRate = float64(q.Yes) / float64(n)
+			q.AvgScore = scoreSum[q.QuestionID] / float64(n)
 		}
 		rep.Questions = append(rep.Questions, *q)
 	}
 	sort.Slice(rep.Questions, func(i, j int) bool { return rep.Questions[i].QuestionID < rep.Questions[j].QuestionID })
 	for day, d := range days {
-		ds := DayStats{Day: day, Analyses: d.n, Failed: d.failed}
-		if d.ok > 0 {
-			ds.AvgScore = d.score / float64(d.ok)
+		ds := DayStats{Day: day, Analyses: d.n, Failed: d.failed, Scored: d.scored}
+		if d.scored > 0 {
+			ds.AvgScore = d.score / float64(d.scored)
 		}
 		rep.Days = append(rep.Days, ds)
 	}
@@ -274,8 +295,8 @@ func BuildChecklistReport(account AccountID, checklistID string, from, to time.T
 // same analysis ID with the new results, under an event ID of its own, so
 // that every consumer takes it as news (the receiver gets analysis_ready
 // again; analytics replace the analysis's rows).
-func NewAnalysisAgainEvent(a Analysis, metadata json.RawMessage, weights map[string]float64, now time.Time) Event {
-	ev := NewAnalysisReadyEvent(a, metadata, weights, now)
+func NewAnalysisAgainEvent(a Analysis, j Job, weights map[string]float64, now time.Time) Event {
+	ev := NewAnalysisReadyEvent(a, j, weights, now)
 	ev.ID = AnalysisReadyEventID(a.DocID) + "/" + strconv.FormatInt(a.CreatedAt.UnixMilli(), 10)
 	return ev
 }

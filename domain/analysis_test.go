@@ -23,7 +23,7 @@ func TestNewAnalysisAnswersEveryQuestionOfTheVersion(t *testing.T) {
 		a.Results["c"].Answer != "unclear" || a.Results["c"].Evidence == nil || a.ChecklistVersion != 2 || a.ChecklistName != "Որակ" {
 		t.Fatalf("analysis %+v", a)
 	}
-	ev := domain.NewAnalysisReadyEvent(a, j.Metadata, domain.ChecklistWeights(c), now)
+	ev := domain.NewAnalysisReadyEvent(a, j, domain.ChecklistWeights(c), now)
 	if ev.ID != "doc/analysis.ready" || ev.Topic != domain.TopicAnalysisReady || ev.Type != "analysis.ready" {
 		t.Fatalf("event %+v", ev)
 	}

@@ -87,11 +87,17 @@ func (d JobDeletedData) MarshalJSON() ([]byte, error) {
 	}{fields(d), FormatTime(d.CreatedAt)})
 }
 
-// MarshalJSON writes analysedAt in TimeFormat.
+// MarshalJSON writes analysedAt and callAt in TimeFormat (callAt only when
+// known).
 func (d AnalysisReadyData) MarshalJSON() ([]byte, error) {
 	type fields AnalysisReadyData
+	callAt := ""
+	if !d.CallAt.IsZero() {
+		callAt = FormatTime(d.CallAt)
+	}
 	return json.Marshal(struct {
 		fields
 		AnalysedAt string `json:"analysedAt"`
-	}{fields(d), FormatTime(d.AnalysedAt)})
+		CallAt     string `json:"callAt,omitempty"`
+	}{fields(d), FormatTime(d.AnalysedAt), callAt})
 }

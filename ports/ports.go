@@ -143,9 +143,11 @@ type AnalysisStore interface {
 	// AnalysisByDoc returns the job's analysis or domain.ErrNotFound.
 	AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Analysis, error)
 	// ListAnalyses returns the account's analyses of one checklist (every
-	// version) created in [from, to), oldest first: the web application's
-	// analytics when ClickHouse is not configured.
-	ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error)
+	// version) of the calls made (jobs created) in [from, to), with the
+	// call's time and agent (domain.CallAnalysis), oldest call first: the
+	// web application's analytics when ClickHouse is not configured, and
+	// its per-agent figures. An analysis made again stays on its call's day.
+	ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.CallAnalysis, error)
 }
 
 // JobQuery selects an account's jobs for the history page. Zero fields do
@@ -159,8 +161,11 @@ type JobQuery struct {
 	// Search matches jobs whose title or transcription contains it, case
 	// insensitively in any script (Armenian "Բարեւ" finds "բարեւ").
 	Search string
-	Limit  int // page size; 0 means 50
-	Offset int
+	// NeedsSpeakerNames keeps the calls whose analysis has answers left
+	// "unclear" until their speakers are named (domain.NeedsSpeakerNames).
+	NeedsSpeakerNames bool
+	Limit             int // page size; 0 means 50
+	Offset            int
 	// After, when set, keeps the jobs listed after that cursor (created
 	// earlier, or at its millisecond with a smaller ID): the API's keyset
 	// pages, which jobs created meanwhile cannot shift.

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,6 +91,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return fmt.Errorf("clickhouse.Migrate: %w", err)
 		}
 		for _, stmt := range statements(string(b)) {
+			exists, err := s.addsExisting(ctx, stmt)
+			if err != nil {
+				return fmt.Errorf("clickhouse.Migrate: %s: %w", base, err)
+			}
+			if exists {
+				continue
+			}
 			if err := s.conn.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("clickhouse.Migrate: %s: %w", base, err)
 			}
@@ -109,6 +117,24 @@ func (s *Store) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// addColumn matches a migration's "ALTER TABLE t ADD COLUMN c …".
+var addColumn = regexp.MustCompile(`(?is)^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)\s`)
+
+// addsExisting reports whether stmt adds a column its table already has:
+// 18.16 has no ADD COLUMN IF NOT EXISTS, and a migration interrupted after
+// its first ALTER, or run by two processes at once, must not fail on it.
+func (s *Store) addsExisting(ctx context.Context, stmt string) (bool, error) {
+	m := addColumn.FindStringSubmatch(stmt)
+	if m == nil {
+		return false, nil
+	}
+	var n uint64
+	if err := s.conn.QueryRow(ctx, `SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = ? AND name = ?`, m[1], m[2]).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }
 
 // statements splits a migration into statements: the native protocol runs
@@ -181,7 +207,7 @@ type resultCols struct {
 	version                                                         []uint32
 	score, weight                                                   []float64
 	evidence, ms                                                    []uint16
-	at                                                              []time.Time
+	at, callAt                                                      []time.Time
 }
 
 type analysisCols struct {
@@ -189,7 +215,7 @@ type analysisCols struct {
 	version                                               []uint32
 	questions, yes, no, unclear, ms                       []uint16
 	score                                                 []float64
-	at                                                    []time.Time
+	at, callAt                                            []time.Time
 }
 
 func appendColumns(b driver.Batch, cols ...any) error {
@@ -210,6 +236,10 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 			return domain.Permanent(fmt.Errorf("clickhouse.Write: %w", err))
 		}
 		at, ms := splitMs(d.AnalysedAt)
+		callAt := at // events made before callAt was added: the analysis's time
+		if !d.CallAt.IsZero() {
+			callAt, _ = splitMs(d.CallAt)
+		}
 		var yes, no, unclear uint16
 		for qid, res := range d.Results {
 			w := d.Weights[qid]
@@ -238,8 +268,12 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 			r.evidence = append(r.evidence, uint16(min(len(res.Evidence), 65535)))
 			r.at = append(r.at, at)
 			r.ms = append(r.ms, ms)
+			r.callAt = append(r.callAt, callAt)
 		}
-		score := domain.WeightedScore(d.Results, d.Weights) // the one score every page shows
+		// The one score every page shows: unclear answers left out
+		// (domain.Counts); a call with none answered has yes + no = 0 and
+		// is not scored (the report leaves it out of averages).
+		score := domain.WeightedScore(d.Results, d.Weights)
 		a.account = append(a.account, string(ev.AccountID))
 		a.checklist = append(a.checklist, d.ChecklistID)
 		a.analysis = append(a.analysis, d.AnalysisID)
@@ -253,16 +287,17 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 		a.score = append(a.score, score)
 		a.at = append(a.at, at)
 		a.ms = append(a.ms, ms)
+		a.callAt = append(a.callAt, callAt)
 	}
 	if len(r.account) > 0 {
 		rb, err := s.conn.PrepareBatch(ctx, `INSERT INTO checklist_results (account_id, checklist_id, analysis_id, question_id,
-			doc_id, checklist_version, checklist_name, question, answer, score, weight, evidence_count, analysed_at, analysed_ms)`)
+			doc_id, checklist_version, checklist_name, question, answer, score, weight, evidence_count, analysed_at, analysed_ms, call_at)`)
 		if err != nil {
 			return fmt.Errorf("clickhouse.Write: results: %w", err)
 		}
 		defer rb.Abort()
 		if err := appendColumns(rb, r.account, r.checklist, r.analysis, r.question, r.doc, r.version, r.name, r.text,
-			r.answer, r.score, r.weight, r.evidence, r.at, r.ms); err != nil {
+			r.answer, r.score, r.weight, r.evidence, r.at, r.ms, r.callAt); err != nil {
 			return fmt.Errorf("clickhouse.Write: results: %w", err)
 		}
 		if err := rb.Send(); err != nil {
@@ -270,13 +305,13 @@ func (s *Store) writeAnalyses(ctx context.Context, events []domain.Event) error 
 		}
 	}
 	ab, err := s.conn.PrepareBatch(ctx, `INSERT INTO analyses (account_id, checklist_id, analysis_id, doc_id, checklist_version,
-		checklist_name, status, error, questions, yes, no, unclear, score, analysed_at, analysed_ms)`)
+		checklist_name, status, error, questions, yes, no, unclear, score, analysed_at, analysed_ms, call_at)`)
 	if err != nil {
 		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
 	}
 	defer ab.Abort()
 	if err := appendColumns(ab, a.account, a.checklist, a.analysis, a.doc, a.version, a.name, a.status, a.errs,
-		a.questions, a.yes, a.no, a.unclear, a.score, a.at, a.ms); err != nil {
+		a.questions, a.yes, a.no, a.unclear, a.score, a.at, a.ms, a.callAt); err != nil {
 		return fmt.Errorf("clickhouse.Write: analyses: %w", err)
 	}
 	if err := ab.Send(); err != nil {

@@ -56,7 +56,7 @@ func analysisEvent(doc, account, checklist string, at time.Time, answers ...stri
 	}
 	a := domain.Analysis{ID: "an-" + doc, DocID: domain.DocID(doc), AccountID: domain.AccountID(account), ChecklistID: checklist,
 		ChecklistVersion: 1, ChecklistName: "Վաճառք", Status: domain.AnalysisOK, Results: results, CreatedAt: at}
-	return domain.NewAnalysisReadyEvent(a, json.RawMessage(`{"crm":"1"}`), nil, at)
+	return domain.NewAnalysisReadyEvent(a, domain.Job{Metadata: json.RawMessage(`{"crm":"1"}`), CreatedAt: at}, nil, at)
 }
 
 func count(t *testing.T, conn ch.Conn, query string, args ...any) uint64 {
@@ -76,8 +76,19 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	if n := count(t, conn, "SELECT count() FROM system.tables WHERE database = ? AND name IN ('checklist_results', 'analyses', 'job_status_events')", db); n != 3 {
 		t.Fatalf("%d tables", n)
 	}
-	if n := count(t, conn, "SELECT count() FROM schema_migrations FINAL"); n != 2 {
+	if n := count(t, conn, "SELECT count() FROM schema_migrations FINAL"); n != 3 {
 		t.Fatalf("%d migrations recorded", n)
+	}
+	// A migration run again without its record (interrupted before it was
+	// written, or two processes at once) skips the columns it already added.
+	if err := conn.Exec(context.Background(), "TRUNCATE TABLE schema_migrations"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate without its records: %v", err)
+	}
+	if n := count(t, conn, "SELECT count() FROM system.columns WHERE database = ? AND name = 'call_at'", db); n != 2 {
+		t.Fatalf("call_at in %d tables, want analyses and checklist_results", n)
 	}
 }
 

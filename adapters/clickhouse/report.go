@@ -9,20 +9,23 @@ import (
 )
 
 // The report's queries, also in docs/analytics.md for analysts. FINAL makes
-// a redelivered analysis count once even before background merges.
+// a redelivered analysis count once even before background merges. A call
+// counts on its own day (call_at), however late it was analysed again; an
+// "unclear" answer is no answer (domain.Counts): out of pass rates and
+// average scores, and a call with no yes or no answer is not scored.
 const (
 	questionStatsSQL = `SELECT question_id, argMax(question, analysed_at) AS question, count() AS answers,
 	countIf(answer = 'yes') AS yes, countIf(answer = 'no') AS no, countIf(answer = 'unclear') AS unclear,
-	avg(score) AS avg_score
+	avgIf(score, answer != 'unclear') AS avg_score
 FROM checklist_results FINAL
-WHERE account_id = ? AND checklist_id = ? AND analysed_at >= toDateTime(?) AND analysed_at < toDateTime(?)
+WHERE account_id = ? AND checklist_id = ? AND call_at >= toDateTime(?) AND call_at < toDateTime(?)
 GROUP BY question_id
 ORDER BY question_id`
 
-	dayStatsSQL = `SELECT toString(toDate(analysed_at, ?)) AS day, count() AS analyses, countIf(status = 'failed') AS failed,
-	avgIf(score, status = 'ok') AS avg_score
+	dayStatsSQL = `SELECT toString(toDate(call_at, ?)) AS day, count() AS analyses, countIf(status = 'failed') AS failed,
+	countIf(status = 'ok' AND yes + no > 0) AS scored, avgIf(score, status = 'ok' AND yes + no > 0) AS avg_score
 FROM analyses FINAL
-WHERE account_id = ? AND checklist_id = ? AND analysed_at >= toDateTime(?) AND analysed_at < toDateTime(?)
+WHERE account_id = ? AND checklist_id = ? AND call_at >= toDateTime(?) AND call_at < toDateTime(?)
 GROUP BY day
 ORDER BY day`
 )
@@ -47,8 +50,11 @@ func (s *Store) ChecklistReport(ctx context.Context, account domain.AccountID, c
 			return rep, fmt.Errorf("clickhouse.ChecklistReport: questions: %w", err)
 		}
 		q.Answers, q.Yes, q.No, q.Unclear = int64(answers), int64(yes), int64(no), int64(unclear)
-		if answers > 0 {
-			q.PassRate = float64(yes) / float64(answers)
+		if yes+no > 0 {
+			q.PassRate = float64(yes) / float64(yes+no)
+		}
+		if q.AvgScore != q.AvgScore { // avgIf over no answered question is nan
+			q.AvgScore = 0
 		}
 		rep.Questions = append(rep.Questions, q)
 	}
@@ -64,12 +70,12 @@ func (s *Store) ChecklistReport(ctx context.Context, account domain.AccountID, c
 	defer rows.Close()
 	for rows.Next() {
 		var d domain.DayStats
-		var n, failed uint64
-		if err := rows.Scan(&d.Day, &n, &failed, &d.AvgScore); err != nil {
+		var n, failed, scored uint64
+		if err := rows.Scan(&d.Day, &n, &failed, &scored, &d.AvgScore); err != nil {
 			return rep, fmt.Errorf("clickhouse.ChecklistReport: days: %w", err)
 		}
-		d.Analyses, d.Failed = int64(n), int64(failed)
-		if d.AvgScore != d.AvgScore { // avgIf over no ok analysis is nan
+		d.Analyses, d.Failed, d.Scored = int64(n), int64(failed), int64(scored)
+		if d.AvgScore != d.AvgScore { // avgIf over no scored analysis is nan
 			d.AvgScore = 0
 		}
 		rep.Days = append(rep.Days, d)

@@ -43,9 +43,10 @@ func TestChecklistReportCountsDaysInTheAccountsZone(t *testing.T) {
 		t.Errorf("days in UTC: %v; want both on the 20th", got)
 	}
 	// The store-computed report buckets alike.
-	var as []domain.Analysis
+	var as []domain.CallAnalysis
 	for _, at := range []time.Time{late, noon} {
-		as = append(as, domain.Analysis{Status: domain.AnalysisOK, CreatedAt: at, Results: map[string]domain.QuestionResult{"q1": {Answer: "yes", Score: 1}}})
+		as = append(as, domain.CallAnalysis{CallAt: at, Analysis: domain.Analysis{Status: domain.AnalysisOK, CreatedAt: at,
+			Results: map[string]domain.QuestionResult{"q1": {Answer: "yes", Score: 1}}}})
 	}
 	from := time.Date(2026, 11, 20, 0, 0, 0, 0, yerevan)
 	rep := domain.BuildChecklistReport("acc", "cl", from, from.AddDate(0, 0, 2), as, nil)

@@ -60,8 +60,8 @@ func lifecycleEvents(t *testing.T) []domain.Event {
 		"greet": {Question: "Ողջունե՞ց", Answer: "yes", Score: 0.9, Evidence: []domain.Evidence{{Speaker: &speaker, Text: "Բարև", Start: &start}}},
 		"close": {Question: "Հրաժե՞շտ", Answer: "unclear", Score: 0.5, Evidence: []domain.Evidence{{Text: "…"}}, Reason: "no goodbye heard"},
 	}, now)
-	out = append(out, domain.NewAnalysisReadyEvent(ok, call.Metadata, domain.ChecklistWeights(c), now))
-	out = append(out, domain.NewAnalysisReadyEvent(domain.FailedAnalysis("an-2", *call, c.Name, "the model did not answer", now), call.Metadata, nil, now))
+	out = append(out, domain.NewAnalysisReadyEvent(ok, *call, domain.ChecklistWeights(c), now))
+	out = append(out, domain.NewAnalysisReadyEvent(domain.FailedAnalysis("an-2", *call, c.Name, "the model did not answer", now), *call, nil, now))
 	return out
 }
 

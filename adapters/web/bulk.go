@@ -3,7 +3,6 @@ package web
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"strconv"
@@ -155,10 +154,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, format domain.ExportFormat) ([]byte, error) {
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
-	var table bytes.Buffer
-	table.WriteString("\ufeff") // spreadsheets read the Armenian as UTF-8
-	cw := csv.NewWriter(&table)
-	_ = cw.Write([]string{"docId", "file", "title", "created", "status", "checklist", "yes", "questions", "score", "transcript"})
+	var table []scoredRecording
 	used := map[string]int{}
 	for _, d := range docs {
 		rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, d)
@@ -184,19 +180,13 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 				return nil, err
 			}
 		}
-		row := []string{string(j.ID), j.Filename, j.Title, j.CreatedAt.In(w.zoneOf(v)).Format("2006-01-02 15:04:05"), string(j.Status), "", "", "", "", file}
-		if a := rec.Analysis; a != nil && a.Status == domain.AnalysisOK {
-			sc := rec.Score // domain.ScoreOf: the score every page shows
-			row[5], row[6], row[7], row[8] = a.ChecklistName, strconv.Itoa(sc.Yes), strconv.Itoa(sc.Of), strconv.FormatFloat(sc.Value, 'f', 2, 64)
-		}
-		_ = cw.Write(safeCells(row))
+		table = append(table, scoredRecording{Rec: rec, File: file})
 	}
-	cw.Flush()
 	fw, err := z.Create("scores.csv")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fw.Write(table.Bytes()); err != nil {
+	if _, err := fw.Write(scoresCSV(table, w.zoneOf(v), w.cfg.PublicURL)); err != nil {
 		return nil, err
 	}
 	if err := z.Close(); err != nil {
@@ -217,18 +207,6 @@ func uniqueName(used map[string]int, name string) string {
 		name, ext = name[:i], name[i:]
 	}
 	return uniqueName(used, fmt.Sprintf("%s (%d)%s", name, used[name+ext], ext))
-}
-
-// safeCells keeps a spreadsheet from running a cell as a formula: a cell
-// starting with = + - @ or a tab or carriage return gets a leading
-// apostrophe (OWASP's CSV injection advice).
-func safeCells(row []string) []string {
-	for i, s := range row {
-		if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-			row[i] = "'" + s
-		}
-	}
-	return row
 }
 
 // deletedFlash is the history's note after a deletion.

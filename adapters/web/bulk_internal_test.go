@@ -5,11 +5,15 @@ import (
 	"testing"
 )
 
-func TestSafeCells(t *testing.T) {
-	got := safeCells([]string{"=1+2", "+A1", "-3", "@SUM(A1)", "\tx", "\rx", "ok", "", "a=b", "Պատվեր"})
+func TestGuardCell(t *testing.T) {
+	in := []string{"=1+2", "+A1", "-3", "@SUM(A1)", "\tx", "\rx", "ok", "", "a=b", "Պատվեր"}
 	want := []string{"'=1+2", "'+A1", "'-3", "'@SUM(A1)", "'\tx", "'\rx", "ok", "", "a=b", "Պատվեր"}
+	var got []string
+	for _, s := range in {
+		got = append(got, guardCell(s))
+	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("safeCells = %q, want %q", got, want)
+		t.Fatalf("guardCell = %q, want %q", got, want)
 	}
 }
 

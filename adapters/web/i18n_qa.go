@@ -7,7 +7,7 @@ package web
 // translation test find them.
 var qaMessages = map[string][2]string{
 	"one.total":     {"Զանգի միավորը", "Call score"},
-	"one.total.how": {"(«այո» պատասխաններ / հարցեր · միավորների կշռված միջինը)", "(questions answered yes / questions · weighted mean of the scores)"},
+	"one.total.how": {"(«այո» պատասխաններ / «այո» կամ «ոչ» պատասխանված հարցեր · նրանց միավորների կշռված միջինը․ «անորոշները» չեն հաշվվում)", "(questions answered yes / questions answered yes or no · weighted mean of their scores; unclear answers are left out)"},
 
 	// Settings: the account's time zone and the agents' stereo channel.
 	"set.calls":              {"Զանգեր և ժամային գոտի", "Calls and time zone"},

@@ -45,7 +45,7 @@ func checklistCell(lang Lang, j domain.Job, analyses map[domain.DocID]app.LiveAn
 		if a.Analysis.Status != domain.AnalysisOK {
 			return &liveChecklist{State: "failed", Text: text(lang, "one.analysis.failed")}
 		}
-		return &liveChecklist{State: "ok", Text: scoreText(a.Score), Name: inert(a.Analysis.ChecklistName)}
+		return &liveChecklist{State: "ok", Text: scoreText(lang, a.Score), Name: inert(a.Analysis.ChecklistName)}
 	}
 	if j.Status == domain.StatusFailed {
 		return &liveChecklist{State: "none"}
@@ -54,7 +54,20 @@ func checklistCell(lang Lang, j domain.Job, analyses map[domain.DocID]app.LiveAn
 }
 
 // scoreText writes a call's checklist total as every page shows it:
-// "1/3 · 0.25" (questions answered yes of all, then the weighted score).
-func scoreText(s domain.Score) string {
-	return fmt.Sprintf("%d/%d · %s", s.Yes, s.Of, strconv.FormatFloat(math.Round(s.Value*100)/100, 'f', 2, 64))
+// "1/3 · 0.25" (questions answered yes of those answered yes or no, then
+// the weighted score), "· 2 unclear" when some answers are unclear, and
+// "Not scored" for a call with no answered question (domain.Score), never
+// "0/5 · 0.00"; "needs speaker names" when naming them would answer some.
+func scoreText(l Lang, s domain.Score) string {
+	out := text(l, "score.notscored")
+	if s.Scored() {
+		out = fmt.Sprintf("%d/%d · %s", s.Yes, s.Of, strconv.FormatFloat(math.Round(s.Value*100)/100, 'f', 2, 64))
+		if s.Unclear > 0 {
+			out += " · " + tf(l, "score.unclear", s.Unclear)
+		}
+	}
+	if s.NeedsNames {
+		out += " · " + text(l, "score.needsnames")
+	}
+	return out
 }

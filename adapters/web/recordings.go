@@ -21,12 +21,13 @@ import (
 // historyFilter is the history page's query string.
 type historyFilter struct {
 	Status, Type, Checklist, From, To, Q string
+	Needs                                string // "names": only calls that need speaker names
 	Page                                 int
 }
 
 func (f historyFilter) query(page int) string {
 	v := url.Values{}
-	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "checklist": f.Checklist, "from": f.From, "to": f.To, "q": f.Q} {
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "checklist": f.Checklist, "from": f.From, "to": f.To, "q": f.Q, "needs": f.Needs} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -72,10 +73,13 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	f := historyFilter{Status: c.Query("status"), Type: c.Query("type"), Checklist: c.Query("checklist"),
 		From: c.Query("from"), To: c.Query("to"), Q: strings.TrimSpace(c.Query("q"))}
+	if c.Query("needs") == "names" {
+		f.Needs = "names"
+	}
 	f.Page, _ = strconv.Atoi(c.Query("page"))
 	f.Page = max(f.Page, 1)
 	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
-		Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
+		NeedsSpeakerNames: f.Needs == "names", Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
 	vw := w.newView(c, v, "rec.title", "recordings")
 	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
@@ -102,7 +106,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 	d := historyData{Filter: f, Total: page.Total, Page: f.Page, Checklists: cls,
 		Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},
 		Types:    []domain.JobType{domain.TypeSingleVoice, domain.TypePhoneCall},
-		Filtered: f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != ""}
+		Filtered: f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != "" || f.Needs != ""}
 	d.Pages = max(1, (page.Total+historyPageSize-1)/historyPageSize)
 	if f.Page > 1 {
 		d.Prev = f.query(f.Page - 1)

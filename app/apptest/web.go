@@ -40,7 +40,8 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
 			!q.After.Listed(j.CreatedAt, j.ID),
-			search != "" && !strings.Contains(shownSearchText(j), search):
+			search != "" && !strings.Contains(shownSearchText(j), search),
+			q.NeedsSpeakerNames && !domain.NeedsSpeakerNames(s.analyses[j.ID].Results):
 			continue
 		}
 		matched = append(matched, j)
@@ -79,20 +80,21 @@ func (s *Store) AnalysesByDocs(_ context.Context, account domain.AccountID, docs
 	return out, nil
 }
 
-// ListAnalyses returns the account's analyses of the checklist created in
-// [from, to), oldest first (ties by ID).
-func (s *Store) ListAnalyses(_ context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+// ListAnalyses returns the account's analyses of the checklist of calls
+// made (jobs created) in [from, to), oldest call first (ties by ID).
+func (s *Store) ListAnalyses(_ context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.CallAnalysis, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []domain.Analysis{}
+	out := []domain.CallAnalysis{}
 	for _, a := range s.analyses {
-		if a.AccountID == account && a.ChecklistID == checklistID && !a.CreatedAt.Before(from) && a.CreatedAt.Before(to) {
-			out = append(out, copyAnalysis(a))
+		j, ok := s.jobs[a.DocID]
+		if ok && a.AccountID == account && a.ChecklistID == checklistID && !j.CreatedAt.Before(from) && j.CreatedAt.Before(to) {
+			out = append(out, domain.CallAnalysis{Analysis: copyAnalysis(a), CallAt: j.CreatedAt, Agent: j.AgentName()})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		if !out[i].CallAt.Equal(out[j].CallAt) {
+			return out[i].CallAt.Before(out[j].CallAt)
 		}
 		return out[i].ID < out[j].ID
 	})

@@ -122,7 +122,7 @@ var analysisTests = []subtest{
 	{"SaveGetRoundTripWithEvent", func(t *testing.T, s Stores) {
 		acct := newAccount(t, s, "acc", 0)
 		a := sampleAnalysis("an-1", "doc-1", acct.ID)
-		ev := domain.NewAnalysisReadyEvent(a, json.RawMessage(`{"crm":"A-1"}`), map[string]float64{"greet": 1, "name": 2}, t0)
+		ev := domain.NewAnalysisReadyEvent(a, domain.Job{Metadata: json.RawMessage(`{"crm":"A-1"}`)}, map[string]float64{"greet": 1, "name": 2}, t0)
 		noErr(t, s.SaveAnalysis(ctxOf(t), a, []domain.Event{ev}))
 		wantAnalysis(t, must(s.GetAnalysis(ctxOf(t), "an-1")), a)
 		wantAnalysis(t, must(s.AnalysisByDoc(ctxOf(t), "doc-1")), a)
@@ -131,11 +131,11 @@ var analysisTests = []subtest{
 	{"OnePerJob", func(t *testing.T, s Stores) {
 		acct := newAccount(t, s, "acc", 0)
 		a := sampleAnalysis("an-1", "doc-1", acct.ID)
-		ev := domain.NewAnalysisReadyEvent(a, nil, nil, t0)
+		ev := domain.NewAnalysisReadyEvent(a, domain.Job{}, nil, t0)
 		noErr(t, s.SaveAnalysis(ctxOf(t), a, []domain.Event{ev}))
 		again := sampleAnalysis("an-2", "doc-1", acct.ID)
 		again.Status, again.Error = domain.AnalysisFailed, "late"
-		wantErr(t, s.SaveAnalysis(ctxOf(t), again, []domain.Event{domain.NewAnalysisReadyEvent(again, nil, nil, t0)}), domain.ErrConflict, "second SaveAnalysis of one job")
+		wantErr(t, s.SaveAnalysis(ctxOf(t), again, []domain.Event{domain.NewAnalysisReadyEvent(again, domain.Job{}, nil, t0)}), domain.ErrConflict, "second SaveAnalysis of one job")
 		wantAnalysis(t, must(s.AnalysisByDoc(ctxOf(t), "doc-1")), a)
 		if got := recordEvents(peekOutbox(t, s)); len(got) != 1 {
 			t.Fatalf("a refused save wrote events: %v", eventIDs(got))

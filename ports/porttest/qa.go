@@ -70,11 +70,11 @@ var qaTests = []subtest{
 		}
 		acct := newAccount(t, s, "acc", 0)
 		a := sampleAnalysis("an-1", "doc-1", acct.ID)
-		noErr(t, s.SaveAnalysis(ctxOf(t), a, []domain.Event{domain.NewAnalysisReadyEvent(a, nil, nil, t0)}))
+		noErr(t, s.SaveAnalysis(ctxOf(t), a, []domain.Event{domain.NewAnalysisReadyEvent(a, domain.Job{}, nil, t0)}))
 		again := a
 		again.CreatedAt = t0.Add(time.Hour)
 		again.Results = map[string]domain.QuestionResult{"greet": {Question: "Ողջունե՞ց", Answer: domain.AnswerNo, Evidence: []domain.Evidence{}}}
-		ev := domain.NewAnalysisAgainEvent(again, nil, nil, again.CreatedAt)
+		ev := domain.NewAnalysisAgainEvent(again, domain.Job{}, nil, again.CreatedAt)
 		noErr(t, r.ReplaceAnalysis(ctxOf(t), again, []domain.Event{ev}))
 		wantAnalysis(t, must(s.AnalysisByDoc(ctxOf(t), "doc-1")), again)
 		wantAnalysis(t, must(s.GetAnalysis(ctxOf(t), "an-1")), again)

@@ -654,6 +654,32 @@ var jobListTests = []subtest{
 		wantList(t, s, search(`\%`), 0)
 		wantList(t, s, search("'"), 0)
 	}},
+	{"NeedsSpeakerNames", func(t *testing.T, s Stores) {
+		acct := webAccount(t, s, "acc")
+		other := webAccount(t, s, "other")
+		analysed := func(id string, acct domain.AccountID, at time.Time, reason string) {
+			doneJob(t, s, id, acct, at, "զանգ", "բարև")
+			an := sampleAnalysis("an-"+id, domain.DocID(id), acct)
+			an.Results["name"] = domain.QuestionResult{Question: "Name?", Answer: domain.AnswerUnclear, Evidence: []domain.Evidence{}, Reason: reason}
+			noErr(t, s.SaveAnalysis(ctxOf(t), an, nil))
+		}
+		analysed("unnamed", acct.ID, t0, domain.RoleUnknownReason(domain.SpeakerAgent))
+		analysed("unsure", acct.ID, t0.Add(time.Minute), domain.ReasonApproximate)
+		analysed("no-customer", acct.ID, t0.Add(2*time.Minute), domain.RoleUnknownReason(domain.SpeakerCustomer))
+		analysed("theirs", other.ID, t0.Add(3*time.Minute), domain.RoleUnknownReason(domain.SpeakerAgent))
+		doneJob(t, s, "none", acct.ID, t0.Add(4*time.Minute), "զանգ", "բարև")
+		q := ports.JobQuery{Account: acct.ID, NeedsSpeakerNames: true}
+		wantList(t, s, q, 2, "no-customer", "unnamed")
+		q.Search = "զանգ"
+		wantList(t, s, q, 2, "no-customer", "unnamed")
+		// Named speakers: the analysis made again has no such answer.
+		r, ok := s.(ports.AnalysisReplacer)
+		if !ok {
+			t.Fatal("the store cannot replace analyses (ports.AnalysisReplacer)")
+		}
+		noErr(t, r.ReplaceAnalysis(ctxOf(t), sampleAnalysis("an-unnamed", "unnamed", acct.ID), nil))
+		wantList(t, s, ports.JobQuery{Account: acct.ID, NeedsSpeakerNames: true}, 1, "no-customer")
+	}},
 }
 
 var analysisListTests = []subtest{
@@ -687,28 +713,42 @@ var analysisListTests = []subtest{
 		a := newAccount(t, s, "acc", 0)
 		b := newAccount(t, s, "other", 0)
 		from, to := t0, t0.Add(24*time.Hour)
-		save := func(id string, acct domain.AccountID, checklist string, version int, at time.Time) domain.Analysis {
+		// A call made at callAt, analysed at analysedAt: the period and the
+		// order are the call's, however late it was analysed (again).
+		save := func(id string, acct domain.AccountID, checklist string, version int, callAt, analysedAt time.Time, agent string) domain.Analysis {
+			j, evs := uploadingJob("doc-"+id, acct, callAt)
+			if agent != "" {
+				j.Speakers = map[string]domain.SpeakerName{"2": {Role: domain.SpeakerAgent, Name: agent}, "1": {Name: "Հաճախորդ"}}
+			}
+			createJob(t, s, j, evs)
 			an := sampleAnalysis(id, domain.DocID("doc-"+id), acct)
-			an.ChecklistID, an.ChecklistVersion, an.CreatedAt = checklist, version, at
+			an.ChecklistID, an.ChecklistVersion, an.CreatedAt = checklist, version, analysedAt
 			noErr(t, s.SaveAnalysis(ctxOf(t), an, nil))
 			return an
 		}
-		// Saved out of order; ordered by time.
-		last := save("last", a.ID, "cl-1", 2, to.Add(-time.Millisecond))
-		first := save("first", a.ID, "cl-1", 1, from)
-		mid := save("mid", a.ID, "cl-1", 2, from.Add(time.Hour))
-		save("before", a.ID, "cl-1", 1, from.Add(-time.Millisecond))
-		save("at-to", a.ID, "cl-1", 2, to)
-		save("other-checklist", a.ID, "cl-2", 1, from.Add(time.Hour))
-		save("other-account", b.ID, "cl-1", 1, from.Add(time.Hour))
+		// Saved out of order; ordered by the call's time.
+		last := save("last", a.ID, "cl-1", 2, to.Add(-time.Millisecond), to.Add(time.Hour), "")
+		first := save("first", a.ID, "cl-1", 1, from, from, "Անի Սարգսյան")
+		mid := save("mid", a.ID, "cl-1", 2, from.Add(time.Hour), from.Add(-time.Hour), "")
+		save("before", a.ID, "cl-1", 1, from.Add(-time.Millisecond), from.Add(time.Hour), "")
+		save("at-to", a.ID, "cl-1", 2, to, to.Add(-time.Hour), "")
+		save("other-checklist", a.ID, "cl-2", 1, from.Add(time.Hour), from.Add(time.Hour), "")
+		save("other-account", b.ID, "cl-1", 1, from.Add(time.Hour), from.Add(time.Hour), "")
 
 		got := must(s.ListAnalyses(ctxOf(t), a.ID, "cl-1", from, to))
 		want := []domain.Analysis{first, mid, last}
+		wantAt := []time.Time{from, from.Add(time.Hour), to.Add(-time.Millisecond)}
 		if len(got) != len(want) {
 			t.Fatalf("ListAnalyses: got %s", dump(got))
 		}
 		for i := range want {
-			wantAnalysis(t, got[i], want[i])
+			wantAnalysis(t, got[i].Analysis, want[i])
+			if !sameTime(got[i].CallAt, wantAt[i]) {
+				t.Fatalf("ListAnalyses: %s's call at %v, want %v", want[i].ID, got[i].CallAt, wantAt[i])
+			}
+		}
+		if got[0].Agent != "Անի Սարգսյան" || got[1].Agent != "" {
+			t.Fatalf("ListAnalyses: agents %q and %q, want the named agent and none", got[0].Agent, got[1].Agent)
 		}
 		if got := must(s.ListAnalyses(ctxOf(t), b.ID, "cl-2", from, to)); len(got) != 0 {
 			t.Fatalf("ListAnalyses of a checklist the account has no analyses of: %s", dump(got))

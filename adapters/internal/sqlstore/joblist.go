@@ -52,6 +52,11 @@ func JobFilter(q ports.JobQuery, a *Args) ([]string, error) {
 	if !q.To.IsZero() {
 		where = append(where, "created_at < "+a.Add(ToMs(q.To)))
 	}
+	if q.NeedsSpeakerNames {
+		// The account's calls with answers waiting for speaker names
+		// (domain.NeedsSpeakerNames, kept in analyses.needs_names).
+		where = append(where, "id IN (SELECT doc_id FROM analyses WHERE account_id = "+a.Add(string(q.Account))+" AND needs_names = 1)")
+	}
 	if !q.After.IsZero() {
 		ms := a.Add(q.After.CreatedAt.UnixMilli())
 		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+a.Add(string(q.After.ID))+")")

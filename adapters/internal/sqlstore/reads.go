@@ -153,11 +153,12 @@ func (r Reads) AnalysisByDoc(ctx context.Context, doc domain.DocID) (domain.Anal
 }
 
 // ListAnalyses returns the account's analyses of the checklist (every
-// version) created in [from, to), oldest first (ties by ID).
-func (r Reads) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.Analysis, error) {
+// version) of calls made (jobs created) in [from, to), oldest call first
+// (ties by analysis ID): a call analysed again stays on its own day.
+func (r Reads) ListAnalyses(ctx context.Context, account domain.AccountID, checklistID string, from, to time.Time) ([]domain.CallAnalysis, error) {
 	p := r.d.Param
-	out, err := QueryAll(ctx, r.db, ScanAnalysis, r.stmt.Analysis.Select+" WHERE account_id = "+p(1)+" AND checklist_id = "+p(2)+
-		" AND created_at >= "+p(3)+" AND created_at < "+p(4)+" ORDER BY created_at, id",
+	out, err := QueryAll(ctx, r.db, ScanCallAnalysis, CallAnalysisSelect+" WHERE a.account_id = "+p(1)+" AND a.checklist_id = "+p(2)+
+		" AND j.created_at >= "+p(3)+" AND j.created_at < "+p(4)+" ORDER BY j.created_at, a.id",
 		string(account), checklistID, ToMs(from), ToMs(to))
 	if err != nil {
 		return nil, r.fail("ListAnalyses", r.translate(err))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
@@ -358,6 +359,9 @@ type analysisRow struct {
 	Error            string `db:"error"`
 	Results          string `db:"results"`
 	CreatedAt        int64  `db:"created_at"`
+	// NeedsNames is 1 when domain.NeedsSpeakerNames holds of the results
+	// (the history's filter), computed on every write.
+	NeedsNames int `db:"needs_names"`
 }
 
 // AnalysisCols are an analysis's columns (analysisRow's).
@@ -375,7 +379,15 @@ func AnalysisRow(a domain.Analysis) ([]any, error) {
 	}
 	return Values(&analysisRow{ID: a.ID, DocID: string(a.DocID), AccountID: string(a.AccountID),
 		ChecklistID: a.ChecklistID, ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName,
-		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt)}), nil
+		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt),
+		NeedsNames: boolInt(domain.NeedsSpeakerNames(a.Results))}), nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ScanAnalysis reads one analysis row (AnalysisCols).
@@ -384,6 +396,10 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 	if err := sc.Scan(Pointers(&r)...); err != nil {
 		return domain.Analysis{}, err
 	}
+	return analysisOf(r)
+}
+
+func analysisOf(r analysisRow) (domain.Analysis, error) {
 	a := domain.Analysis{ID: r.ID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
 		ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion, ChecklistName: r.ChecklistName,
 		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt)}
@@ -391,6 +407,42 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
 	}
 	return a, nil
+}
+
+// callAnalysisRow is an analysis joined with what reports read of its
+// job: its creation (the call's day) and its speakers' names.
+type callAnalysisRow struct {
+	analysisRow
+	CallAt   int64   `db:"call_at"`
+	Speakers *string `db:"speakers"`
+}
+
+// CallAnalysisSelect reads analyses (alias a) with their jobs (alias j),
+// to be followed by a WHERE.
+var CallAnalysisSelect = func() string {
+	cols := make([]string, 0, len(AnalysisCols)+2)
+	for _, c := range AnalysisCols {
+		cols = append(cols, "a."+c)
+	}
+	cols = append(cols, "j.created_at AS call_at", "j.speakers")
+	return "SELECT " + strings.Join(cols, ", ") + " FROM analyses a JOIN jobs j ON j.id = a.doc_id"
+}()
+
+// ScanCallAnalysis reads one row of CallAnalysisSelect.
+func ScanCallAnalysis(sc Scanner) (domain.CallAnalysis, error) {
+	var r callAnalysisRow
+	if err := sc.Scan(append(Pointers(&r.analysisRow), &r.CallAt, &r.Speakers)...); err != nil {
+		return domain.CallAnalysis{}, err
+	}
+	a, err := analysisOf(r.analysisRow)
+	if err != nil {
+		return domain.CallAnalysis{}, err
+	}
+	j := domain.Job{}
+	if err := decodeJSON("speakers", r.Speakers, &j.Speakers); err != nil {
+		return domain.CallAnalysis{}, fmt.Errorf("analysis %s: %w", a.ID, err)
+	}
+	return domain.CallAnalysis{Analysis: a, CallAt: FromMs(r.CallAt), Agent: j.AgentName()}, nil
 }
 
 // Deliveries.

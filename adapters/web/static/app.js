@@ -188,7 +188,8 @@
     }
     var filters = document.querySelector("form.filters");
     if (filters && filters.getAttribute("data-more")) {
-      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date]"), function (i) { return i.value; });
+      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date]"), function (i) { return i.value; }) ||
+        !!filters.querySelector("input[type=checkbox]:checked");
       filters.appendChild(fold(filters, "filters-toggle", filters.getAttribute("data-more"), used));
     }
   }

@@ -76,9 +76,15 @@ func printReport(w io.Writer, rep domain.ChecklistReport) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f%%\t%.2f\t%s\n", q.QuestionID, q.Answers, q.Yes, q.No, q.Unclear, q.PassRate*100, q.AvgScore, q.Question)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "day\tanalyses\tfailed\tavg score")
+	fmt.Fprintln(tw, "day\tanalyses\tfailed\tscored\tavg score")
 	for _, d := range rep.Days {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\n", d.Day, d.Analyses, d.Failed, d.AvgScore)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\n", d.Day, d.Analyses, d.Failed, d.Scored, d.AvgScore)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The rule every page follows (domain.Counts), said where the numbers are.
+	_, err := fmt.Fprintln(w, "\npass rate = yes / (yes + no); unclear answers are left out of pass rates and scores,\n"+
+		"a call with only unclear answers is not scored; days are the calls' own days")
+	return err
 }

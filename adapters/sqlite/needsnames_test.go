@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+	"github.com/hyscribe/hyscribe/ports/porttest"
+)
+
+// TestUpgradeMarksCallsThatNeedSpeakerNames: analyses stored before
+// migration 30 have no needs_names; the migration marks those whose answers
+// wait for the speakers to be named (domain.RoleUnknownReason), and only
+// those, so the history's filter finds them.
+func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := domain.Account{ID: "acc", Name: "Acme", Plan: domain.PlanBusiness, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ doc, reason string }{
+		{"agent", domain.RoleUnknownReason(domain.SpeakerAgent)},
+		{"customer", domain.RoleUnknownReason(domain.SpeakerCustomer)},
+		{"unsure", domain.ReasonApproximate},
+	} {
+		j, evs := domain.NewJob(domain.DocID(c.doc), acct.ID, domain.CreateRequest{Type: domain.TypePhoneCall}, t0, domain.UploadWindow)
+		if err := s.CreateJob(ctx, j, evs); err != nil {
+			t.Fatal(err)
+		}
+		a := domain.Analysis{ID: "an-" + c.doc, DocID: j.ID, AccountID: acct.ID, ChecklistID: "cl", ChecklistVersion: 1, Status: domain.AnalysisOK, CreatedAt: t0,
+			Results: map[string]domain.QuestionResult{"q": {Question: "Did the agent's greeting include ' and \"?", Answer: domain.AnswerUnclear, Evidence: []domain.Evidence{}, Reason: c.reason}}}
+		if err := s.SaveAnalysis(ctx, a, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The store as it was before migration 30.
+	if _, err := s.db.ExecContext(ctx, `DROP INDEX analyses_needs_names`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `ALTER TABLE analyses DROP COLUMN needs_names`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = ?`, 30); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	jobs, n, err := s.ListJobs(ctx, ports.JobQuery{Account: acct.ID, NeedsSpeakerNames: true})
+	if err != nil || n != 2 || len(jobs) != 2 || jobs[0].ID == "unsure" || jobs[1].ID == "unsure" {
+		t.Fatalf("after the upgrade the filter finds %d jobs (%v), want agent and customer", n, err)
+	}
+}
+
+// BenchmarkNeedsSpeakerNames10k is the history's "needs speaker names"
+// filter over 10,000 analysed calls.
+func BenchmarkNeedsSpeakerNames10k(b *testing.B) {
+	porttest.BenchmarkNeedsSpeakerNames(b, openTemp(b), 10_000, nil)
+}
