@@ -222,3 +222,45 @@ func TestSilentPostgresAnswers503WithinTheDeadline(t *testing.T) {
 		t.Fatalf("the history page after the hold: %d", res.StatusCode)
 	}
 }
+
+// TestWebAppDuringPostgresOutageAnswers503 stops Postgres (the proxy
+// refuses and drops every connection, as a restart does) under a person
+// signed in to the web application: their pages are a 503 page with
+// Retry-After that says, in the page's language, that the service is
+// briefly unavailable — not a 500 — and they come back with the database.
+func TestWebAppDuringPostgresOutageAnswers503(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service on Postgres")
+	}
+	o := startOutageService(t)
+	base := "http://" + o.api
+	o.proxy.Cut()
+	defer o.proxy.Restore()
+	for _, lang := range []struct{ cookie, words string }{
+		{"", "կարճ ժամանակով անհասանելի"},
+		{"en", "briefly unavailable"},
+	} {
+		for _, p := range []string{"/app/recordings", "/app/settings", "/app/recordings/" + o.docID} {
+			req, _ := http.NewRequest("GET", base+p, nil)
+			if lang.cookie != "" {
+				req.AddCookie(&http.Cookie{Name: "hyscribe_lang", Value: lang.cookie})
+			}
+			c := &http.Client{Timeout: requestDeadline + 8*time.Second, Jar: o.browser.Jar}
+			res, err := c.Do(req)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			r := &outageRequest{name: p + " (" + lang.cookie + ")", web: true, status: res.StatusCode, retry: res.Header.Get("Retry-After"), body: body(t, res)}
+			r.check(t, lang.words)
+			if lang.cookie == "en" && strings.Contains(r.body, "Ծառայությունը") || lang.cookie == "" && strings.Contains(r.body, "briefly") {
+				t.Errorf("%s: the page mixes languages: %.500s", r.name, r.body)
+			}
+		}
+	}
+	o.proxy.Restore()
+	waitFor(t, "the history page once Postgres is back", 30*time.Second, func() (bool, string) {
+		res := get(t, o.browser, base+"/app/recordings")
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK, res.Status
+	})
+}
