@@ -224,6 +224,7 @@ func (s *Store) OutboxWritten() <-chan struct{} {
 const (
 	uniqueViolation     = "23505"
 	foreignKeyViolation = "23503"
+	diskFull            = "53100" // the server could not extend a file
 )
 
 // translate turns driver errors into the domain's sentinels, keeping the
@@ -246,6 +247,8 @@ func translate(err error) error {
 		switch pe.Code {
 		case uniqueViolation:
 			return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+		case diskFull:
+			return fmt.Errorf("%w: %w", domain.ErrStorageFull, err)
 		case foreignKeyViolation:
 			// The only references are to accounts: the row names an account
 			// that does not exist.
