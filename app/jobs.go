@@ -172,7 +172,10 @@ func (uc *ReceiveUpload) MaxBytes() int64 { return uc.maxBytes }
 // signature), domain.ErrConflict (already uploaded), domain.ErrTooLarge,
 // a validation error for an empty body.
 func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
-	if err := uc.Check(ctx, req); err != nil {
+	sctx, cancel := storeWork(ctx)
+	err := uc.Check(sctx, req)
+	cancel()
+	if err != nil {
 		return err
 	}
 	// A fresh key per attempt: a racing second PUT can never overwrite the
@@ -189,7 +192,9 @@ func (uc *ReceiveUpload) Handle(ctx context.Context, req UploadRequest) error {
 		uc.discard(key)
 		return uc.refuse(req.DocID, domain.Invalid("empty_body", "%s", domain.UploadEmpty))
 	}
-	err = uc.jobs.UpdateJob(ctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
+	sctx, cancel = storeWork(ctx)
+	defer cancel()
+	err = uc.jobs.UpdateJob(sctx, req.DocID, func(j *domain.Job, _ *domain.Account) ([]domain.Event, error) {
 		if err := uploadable(*j, uc.clock.Now()); err != nil {
 			return nil, err
 		}

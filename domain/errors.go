@@ -24,7 +24,27 @@ var (
 	// waits and tries again without counting an attempt, so work backs up
 	// in the queue instead of every job failing at once.
 	ErrBackOff = errors.New("a shared dependency is down; backing off")
+	// ErrStorageFull is a store or blob store out of space (ENOSPC, SQLite's
+	// "database or disk is full", Postgres' disk_full). It is also
+	// ErrUnavailable (a request answers 503: retry later) and ErrBackOff (a
+	// stage waits for space without counting an attempt, since every job
+	// would meet the same full disk): nothing fails for it, work waits.
+	ErrStorageFull error = storageFull{}
 )
+
+// RetryAfterUnavailable is the Retry-After, in seconds, of an answer
+// refused because a dependency is briefly unavailable (the store silent
+// past the request's deadline, down, or full): long enough not to hammer
+// a database that is coming back, short enough to be one brief wait.
+const RetryAfterUnavailable = 5
+
+type storageFull struct{}
+
+func (storageFull) Error() string { return "out of storage space" }
+
+// Is makes errors.Is(err, ErrUnavailable) and errors.Is(err, ErrBackOff)
+// true for ErrStorageFull.
+func (storageFull) Is(target error) bool { return target == ErrUnavailable || target == ErrBackOff }
 
 // ValidationError is bad input described for a person. errors.Is(err,
 // ErrValidation) holds for every ValidationError.

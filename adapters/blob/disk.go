@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/diskfull"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -58,7 +59,14 @@ func (d *Disk) Close() error { return d.root.Close() }
 // Put succeeds: the bytes go to a temporary file in the key's directory, are
 // flushed to disk, and the file is renamed into place; on any failure the
 // temporary file is removed. A later Put to the same key replaces the blob.
+//
+// A disk (or quota) that is full fails it with domain.ErrStorageFull.
 func (d *Disk) Put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error) {
+	n, err := d.put(ctx, key, r, maxBytes)
+	return n, diskfull.Translate(err)
+}
+
+func (d *Disk) put(ctx context.Context, key string, r io.Reader, maxBytes int64) (int64, error) {
 	if err := checkKey(key); err != nil {
 		return 0, fmt.Errorf("blob.Put: %w", err)
 	}

@@ -33,6 +33,7 @@ var statusTable = []struct {
 	{domain.ErrConflict, fiber.StatusConflict, "conflict"},
 	{domain.ErrTooLarge, fiber.StatusRequestEntityTooLarge, "too_large"},
 	{domain.ErrRateLimited, fiber.StatusTooManyRequests, "rate_limited"},
+	{domain.ErrStorageFull, fiber.StatusServiceUnavailable, "storage_full"},
 	{domain.ErrUnavailable, fiber.StatusServiceUnavailable, "unavailable"},
 	{domain.ErrIdempotencyKeyReused, fiber.StatusUnprocessableEntity, "idempotency_key_reused"},
 }
@@ -41,6 +42,7 @@ var statusTable = []struct {
 const (
 	msgInternal    = "internal server error"
 	msgUnavailable = "the service is temporarily unavailable; retry later"
+	msgStorageFull = "the service is out of storage space; nothing was stored, retry later"
 )
 
 // httpError is an answer decided by this adapter itself (unknown route,
@@ -97,7 +99,11 @@ func classify(err error) (status int, code, msg string, internal bool) {
 		if errors.Is(err, e.target) {
 			if e.status == fiber.StatusServiceUnavailable {
 				// Unavailability comes from deep inside (a driver, a
-				// broker); its text says nothing useful to a client.
+				// broker, a full disk); its text says nothing useful to a
+				// client.
+				if e.target == domain.ErrStorageFull {
+					return e.status, e.code, msgStorageFull, true
+				}
 				return e.status, e.code, msgUnavailable, true
 			}
 			return e.status, e.code, humanMessage(err, e.target), false
@@ -147,6 +153,10 @@ func (s *server) writeError(c *fiber.Ctx, err error) {
 		var rl *app.RateLimitError
 		if errors.As(err, &rl) {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
+		}
+	case fiber.StatusServiceUnavailable:
+		if c.GetRespHeader(fiber.HeaderRetryAfter) == "" {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(domain.RetryAfterUnavailable))
 		}
 	}
 	// Also set by observe; repeated for the answers to requests fasthttp

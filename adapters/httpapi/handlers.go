@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,11 +37,13 @@ func (s *server) observe(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 
+	cancel := s.deadline(c)
 	if err := s.refused.take(&c.Request().Header); err != nil {
 		s.writeError(c, err) // screened out when its headers arrived (screen.go)
 	} else if err := nextRecovered(c); err != nil {
-		s.writeError(c, err)
+		s.writeError(c, pastDeadline(c.UserContext(), err))
 	}
+	cancel()
 
 	route, _ := c.Locals(routeKey).(string)
 	if route == "" {
@@ -55,6 +59,34 @@ func (s *server) observe(c *fiber.Ctx) error {
 		slog.String("method", c.Method()), slog.String("route", route), slog.String("path", clip(redact.Secrets(c.Path()), 200)),
 		slog.Int("status", status), slog.Duration("duration", elapsed))
 	return nil
+}
+
+// deadline gives the request its deadline (Config.RequestTimeout) through
+// its user context, which every use case and store call receives. An
+// upload's body may take up to UploadTimeout: its context carries the
+// deadline for its store work only (app.WithStoreTimeout).
+func (s *server) deadline(c *fiber.Ctx) context.CancelFunc {
+	if c.Method() == fiber.MethodPut && strings.HasPrefix(c.Path(), uploadPrefix) {
+		c.SetUserContext(app.WithStoreTimeout(c.UserContext(), s.cfg.RequestTimeout))
+		return func() {}
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), s.cfg.RequestTimeout)
+	c.SetUserContext(ctx)
+	return cancel
+}
+
+// pastDeadline makes the failure of a request whose deadline passed (or of
+// store work that ran out of its own) a domain.ErrUnavailable, whatever
+// the layer below made of the interruption: the answer is then 503 with
+// Retry-After, and err stays in the chain for the log.
+func pastDeadline(ctx context.Context, err error) error {
+	if errors.Is(err, domain.ErrUnavailable) || errors.Is(err, domain.ErrValidation) {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: past the deadline: %w", domain.ErrUnavailable, err)
+	}
+	return err
 }
 
 func (s *server) record(route, method string, status int, elapsed time.Duration) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,6 +120,8 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("too big: %w", domain.ErrTooLarge), 413, "too_large", "too big"},
 		{&app.RateLimitError{Limit: 60, RetryAfter: 7}, 429, "rate_limited", domain.RateLimitMessage(60, 7)},
 		{fmt.Errorf("sqlite: database is locked (5): %w", domain.ErrUnavailable), 503, "unavailable", msgUnavailable},
+		{fmt.Errorf("blob: write audio/x: no space left on device: %w", domain.ErrStorageFull), 503, "storage_full", msgStorageFull},
+		{pastDeadline(context.Background(), fmt.Errorf("postgres.GetJob: %w", context.DeadlineExceeded)), 503, "unavailable", msgUnavailable},
 		{errors.New("sql: connection refused at 10.0.0.3"), 500, "internal", msgInternal},
 		{fmt.Errorf("wrapped: %w", domain.ErrInvalidTransition), 500, "internal", msgInternal},
 	}

@@ -36,9 +36,6 @@ import (
 // connection closed after the answer (lingerClose): whatever the client
 // sends after the headers is never read as a request.
 
-// screenTimeout bounds the store lookup of an upload's check.
-const screenTimeout = 5 * time.Second
-
 // refusals holds, per request (its header, which fasthttp reuses for the
 // next request on the connection, so every screening clears it first), the
 // error a screened request is answered with.
@@ -81,7 +78,8 @@ func (s *server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	}
 	expires, signature, err := parseUploadQuery(string(u.QueryArgs().Peek("expires")), string(u.QueryArgs().Peek("signature")))
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), screenTimeout)
+		// The store lookup has the deadline of any request's store work.
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 		err = s.commands.ReceiveUpload.Check(ctx, app.UploadRequest{DocID: domain.DocID(id), Expires: expires, Signature: signature,
 			ContentLength: uploadLength(h)})
 		cancel()

@@ -41,6 +41,12 @@ type Config struct {
 	WriteTimeout time.Duration
 	// IdleTimeout closes keep-alive connections idle this long (default 2 minutes).
 	IdleTimeout time.Duration
+	// RequestTimeout is every request's deadline, web pages included
+	// (default DefaultRequestTimeout): work still waiting on the store
+	// then is abandoned and the answer is 503 with Retry-After. An upload
+	// PUT is bounded by UploadTimeout and its rate floor instead; only its
+	// store work, before and after the body, gets RequestTimeout.
+	RequestTimeout time.Duration
 
 	// An upload keeps its UploadTimeout only while it makes progress: at
 	// least UploadMinRate bytes a second (default 4 KiB), measured over
@@ -90,6 +96,7 @@ func (c Config) withDefaults() Config {
 	def(&c.UploadTimeout, domain.UploadWindow)
 	def(&c.WriteTimeout, time.Minute)
 	def(&c.IdleTimeout, 2*time.Minute)
+	def(&c.RequestTimeout, DefaultRequestTimeout)
 	def(&c.UploadRateWindow, 30*time.Second)
 	if c.UploadMinRate <= 0 {
 		c.UploadMinRate = 4 << 10
@@ -102,6 +109,10 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultRequestTimeout is Config.RequestTimeout's default: far above a
+// healthy request (milliseconds), well below a client's patience.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Deps are the use cases and services the adapter calls.
 type Deps struct {

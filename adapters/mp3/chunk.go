@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/diskfull"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -44,8 +45,13 @@ type frameStat struct {
 
 // Chunk implements ports.AudioChunker. It takes the MP3 uploads and the WAV
 // files Splitter writes (a stereo call's channels, see wavchunk.go); pieces
-// are of the recording's format.
-func (Chunker) Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ports.ChunkLimits) ([]ports.Chunk, error) {
+// are of the recording's format. A full disk is domain.ErrStorageFull.
+func (c Chunker) Chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ports.ChunkLimits) ([]ports.Chunk, error) {
+	chunks, err := c.chunk(ctx, open, dir, limits)
+	return chunks, diskfull.Translate(err)
+}
+
+func (Chunker) chunk(ctx context.Context, open func() (io.ReadCloser, error), dir string, limits ports.ChunkLimits) ([]ports.Chunk, error) {
 	r, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("mp3.Chunk: open: %w", err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/diskfull"
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
@@ -43,9 +44,11 @@ type Splitter struct {
 //
 // Memory stays constant: frames stream through the decoder, and its PCM is
 // resampled and written as it comes. Audio that cannot be decoded is a
-// domain.Permanent error; nothing is left in dir after an error.
+// domain.Permanent error; a full disk is domain.ErrStorageFull; nothing is
+// left in dir after an error.
 func (sp Splitter) SplitChannels(ctx context.Context, r io.Reader, dir string) (paths []string, err error) {
 	var outs []*channelOut
+	defer func() { err = diskfull.Translate(err) }()
 	defer func() {
 		for _, o := range outs {
 			if o != nil && err != nil {
@@ -136,12 +139,14 @@ func decodePCM(ctx context.Context, sp Splitter, r io.Reader, open func(start) e
 	in := <-fed
 	werr := dec.wait()
 	switch {
+	case sinkErr != nil:
+		// First: the feeder's error then is only the decoder stopping
+		// (cancel above), and the sink's (a full disk) is the cause.
+		return fmt.Errorf("mp3.SplitChannels: %w", sinkErr)
 	case in.err != nil:
 		return splitError(in.err)
 	case ctx.Err() != nil:
 		return fmt.Errorf("mp3.SplitChannels: %w", ctx.Err())
-	case sinkErr != nil:
-		return fmt.Errorf("mp3.SplitChannels: %w", sinkErr)
 	case errors.Is(context.Cause(dctx), errStalled):
 		return fmt.Errorf("mp3.SplitChannels: %w", errStalled)
 	case werr != nil:

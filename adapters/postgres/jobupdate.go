@@ -25,7 +25,6 @@ import (
 const (
 	maxCommitters = 4   // transactions of queued updates running at once
 	maxGroup      = 128 // updates in one transaction
-	groupTimeout  = 30 * time.Second
 )
 
 type jobUpdateReq struct {
@@ -59,8 +58,17 @@ func (s *Store) UpdateJob(ctx context.Context, id domain.DocID, fn func(*domain.
 	if group := s.updates.Add(req); group != nil {
 		s.updates.SendAll(group, s.commitGroup)
 	}
-	<-req.done
-	return req.err
+	select {
+	case <-req.done:
+		return req.err
+	case <-ctx.Done():
+		// The caller's deadline passed while its update waited for a
+		// group or for Postgres (silent, or stopped): answer now. Like a
+		// commit whose acknowledgement was lost, the update may still
+		// commit, if its group is already sending; a queued one is dropped
+		// when its group starts (commitGroup).
+		return fmt.Errorf("postgres.UpdateJob: %w", translate(ctx.Err()))
+	}
 }
 
 // commitGroup commits group in one transaction; if that fails with more
@@ -79,8 +87,9 @@ func (s *Store) commitGroup(group []*jobUpdateReq) {
 		return
 	}
 	// The group's transaction runs until every caller's context is done
-	// (a shutdown past its grace), or groupTimeout.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), groupTimeout)
+	// (a request's deadline, a shutdown past its grace), or the store's
+	// statement timeout (Options).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), s.statementTimeout)
 	defer cancel()
 	var gone atomic.Int32
 	for _, r := range live {

@@ -56,6 +56,10 @@ type Store struct {
 
 	updates *groupcommit.Queue[*jobUpdateReq] // UpdateJob's queue, see jobupdate.go
 
+	// statementTimeout bounds work that no caller's deadline bounds
+	// (Options.StatementTimeout).
+	statementTimeout time.Duration
+
 	migrated      []string // migrations Open applied
 	schemaVersion int      // the schema's version after Open
 }
@@ -73,22 +77,29 @@ var shared = sqlstore.Postgres.Statements()
 // as pool_max_conns and runtime parameters such as search_path may be given
 // in its query) and brings its schema up to date.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with opts (statement deadlines, see Options).
+func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
+	opts = withDeadlines(cfg, opts)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
-	applied, version, err := migrate(ctx, pool)
+	applied, version, err := migrate(withoutDeadline(ctx), pool)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres.Open: %w", err)
 	}
 	return &Store{Reads: sqlstore.NewReads(sqlstore.Postgres, reader{pool}, "postgres", translate), pool: pool, migrated: applied, schemaVersion: version, written: make(chan struct{}, 1), logger: slog.New(slog.DiscardHandler),
-		polls:   groupcommit.New[*pollReq](pollBatchesInFlight, pollBatchMax),
-		updates: groupcommit.New[*jobUpdateReq](maxCommitters, maxGroup),
+		polls:            groupcommit.New[*pollReq](pollBatchesInFlight, pollBatchMax),
+		updates:          groupcommit.New[*jobUpdateReq](maxCommitters, maxGroup),
+		statementTimeout: opts.StatementTimeout,
 	}, nil
 }
 
@@ -131,6 +142,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (done []string, version in
 	version = ms[len(ms)-1].Version
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		done = nil // a retried transaction starts again
+		// A migration's backfill reads and rewrites every job, and a
+		// process starting beside one waits for its lock: as long as that
+		// takes, whatever the session's statement_timeout.
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, migrateLock); err != nil {
 			return fmt.Errorf("migrate: lock: %w", err)
 		}
@@ -207,6 +224,7 @@ func (s *Store) OutboxWritten() <-chan struct{} {
 const (
 	uniqueViolation     = "23505"
 	foreignKeyViolation = "23503"
+	diskFull            = "53100" // the server could not extend a file
 )
 
 // translate turns driver errors into the domain's sentinels, keeping the
@@ -229,6 +247,8 @@ func translate(err error) error {
 		switch pe.Code {
 		case uniqueViolation:
 			return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+		case diskFull:
+			return fmt.Errorf("%w: %w", domain.ErrStorageFull, err)
 		case foreignKeyViolation:
 			// The only references are to accounts: the row names an account
 			// that does not exist.

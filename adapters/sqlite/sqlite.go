@@ -28,6 +28,7 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/hyscribe/hyscribe/adapters/internal/diskfull"
 	"github.com/hyscribe/hyscribe/adapters/internal/migrations"
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
 	"github.com/hyscribe/hyscribe/adapters/internal/webquery"
@@ -228,7 +229,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return full(err)
 	}
 	return translate(tx.Commit())
 }
@@ -264,6 +265,9 @@ func translate(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.ErrNotFound
 	}
+	if outOfSpace(err) {
+		return full(err)
+	}
 	var se *msqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
@@ -276,6 +280,26 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// outOfSpace reports whether err is SQLite's "database or disk is full"
+// (SQLITE_FULL), or a write the file system refused for want of space.
+func outOfSpace(err error) bool {
+	var se *msqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
+		return true
+	}
+	return diskfull.Is(err)
+}
+
+// full wraps err in domain.ErrStorageFull when it says the disk is full
+// (outOfSpace), once; other errors pass as they are. write applies it to
+// whatever its transaction's function returns, translated or not.
+func full(err error) error {
+	if err == nil || errors.Is(err, domain.ErrStorageFull) || !outOfSpace(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", domain.ErrStorageFull, err)
 }
 
 // Times and updates as both stores write them (sqlstore).

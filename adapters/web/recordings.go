@@ -163,8 +163,7 @@ type statusJSON struct {
 func (w *Web) statuses(c *fiber.Ctx) error {
 	v, err := w.visitor(c)
 	if err != nil {
-		w.log.Error("live status", "err", err)
-		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
 	}
 	if v == nil {
 		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
@@ -178,14 +177,12 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 	}
 	jobs, err := w.queries.RecordingStatuses.Handle(c.UserContext(), v.Account.ID, ids)
 	if err != nil {
-		w.log.Error("live status", "err", err)
-		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
 	}
 	lang := w.lang(c)
 	analyses, err := w.liveAnalyses(c, v.Account.ID, jobs)
 	if err != nil {
-		w.log.Error("live status", "err", err)
-		return c.Status(fiber.StatusInternalServerError).JSON(fiber.Map{"error": "internal error"})
+		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
 	}
 	out := make(map[domain.DocID]statusJSON, len(jobs))
 	for id, j := range jobs {

@@ -135,6 +135,13 @@ func (w *Web) jsonError(c *fiber.Ctx, status int, code, msg string, cause error)
 	if cause != nil {
 		w.log.Error("web request failed", "method", c.Method(), "path", c.Path(), "err", cause)
 	}
+	if o := outage(c, cause); o != "" && status == fiber.StatusInternalServerError {
+		status, code, msg = fiber.StatusServiceUnavailable, "unavailable", text(w.lang(c), o)
+		if o == "err.storagefull" {
+			code = "storage_full"
+		}
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(domain.RetryAfterUnavailable))
+	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Status(status).JSON(fiber.Map{"error": msg, "code": code})
 }

@@ -13,6 +13,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"embed"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -508,18 +510,44 @@ func (w *Web) notFound(c *fiber.Ctx) error {
 	return w.render(c, "error", vw)
 }
 
+// serverError is the page of a request that failed on the server's side:
+// 500, or 503 with Retry-After when the cause is an outage (outage).
 func (w *Web) serverError(c *fiber.Ctx, err error) error {
 	w.log.Error("web request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	lang := w.lang(c)
-	vw := &view{Lang: lang, Title: text(lang, "err.title"), Status: fiber.StatusInternalServerError, Error: text(lang, "err.server")}
+	status, titleKey, msgKey := fiber.StatusInternalServerError, "err.title", "err.server"
+	if o := outage(c, err); o != "" {
+		status, titleKey, msgKey = fiber.StatusServiceUnavailable, "err.unavailable.title", o
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(domain.RetryAfterUnavailable))
+	}
+	vw := &view{Lang: lang, Title: text(lang, titleKey), Status: status, Error: text(lang, msgKey)}
 	t := w.pages["error"]
 	var buf bytes.Buffer
 	if t == nil || t.ExecuteTemplate(&buf, "layout", vw) != nil {
-		return c.Status(fiber.StatusInternalServerError).SendString(text(lang, "err.server"))
+		return c.Status(status).SendString(text(lang, msgKey))
 	}
-	c.Status(fiber.StatusInternalServerError)
+	c.Status(status)
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Send(buf.Bytes())
+}
+
+// outage is the one place the web application tells an outage from a
+// fault: a store or other dependency unavailable (down, silent past the
+// request's deadline) or out of space. It returns the message key of the
+// answer, "" when err is no outage. Such a request is answered 503 with
+// Retry-After (serverError, jsonError), since trying again soon works.
+func outage(c *fiber.Ctx, err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, domain.ErrStorageFull):
+		return "err.storagefull"
+	case errors.Is(err, domain.ErrUnavailable), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(c.UserContext().Err(), context.DeadlineExceeded):
+		return "err.unavailable"
+	}
+	return ""
 }
 
 // localPath keeps a redirect target on this site's web application.

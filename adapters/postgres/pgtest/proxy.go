@@ -17,6 +17,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	cut   bool
+	held  chan struct{} // open while Hold lasts: closed by Release
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
 }
@@ -53,6 +54,50 @@ func (p *Proxy) Cut() {
 	}
 }
 
+// Hold keeps every byte either side sends from reaching the other, on
+// open connections and new ones alike, without closing anything: a
+// database that went silent (a stalled disk, a half-open network path).
+// Release lets the held bytes and what follows through.
+func (p *Proxy) Hold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+}
+
+// Release ends a Hold.
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+	}
+}
+
+// wait blocks while a Hold lasts.
+func (p *Proxy) wait() {
+	p.mu.Lock()
+	held := p.held
+	p.mu.Unlock()
+	if held != nil {
+		<-held
+	}
+}
+
+// heldReader passes what it reads on only when no Hold lasts.
+type heldReader struct {
+	p   *Proxy
+	src net.Conn
+}
+
+func (r heldReader) Read(b []byte) (int, error) {
+	n, err := r.src.Read(b)
+	r.p.wait()
+	return n, err
+}
+
 // Restore lets connections through again.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
@@ -61,6 +106,7 @@ func (p *Proxy) Restore() {
 }
 
 func (p *Proxy) close() {
+	p.Release()
 	p.ln.Close()
 	p.Cut()
 	p.wg.Wait()
@@ -118,7 +164,7 @@ func (p *Proxy) pipe(client net.Conn) {
 	}
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src) // either side closing ends both
+		_, _ = io.Copy(dst, heldReader{p, src}) // either side closing ends both
 		done <- struct{}{}
 	}
 	go cp(server, client)

@@ -104,6 +104,8 @@ type Config struct {
 	SweepInterval       time.Duration `env:"HYSCRIBE_SWEEP_INTERVAL" envDefault:"30s" check:"min=1ms" help:"how often stale jobs are looked for"`
 	StuckAfter          time.Duration `env:"HYSCRIBE_STUCK_AFTER" envDefault:"15m" check:"min=1ms" help:"a job unchanged this long is stale"`
 	RetentionInterval   time.Duration `env:"HYSCRIBE_RETENTION_INTERVAL" envDefault:"1h" check:"min=1ms" help:"how often accounts' retention rules are applied"`
+	RequestTimeout      time.Duration `env:"HYSCRIBE_REQUEST_TIMEOUT" envDefault:"10s" check:"min=1ms" help:"deadline of every API request and web page (an upload's body keeps its own longer bound; its store work gets this); past it the answer is 503 with Retry-After"`
+	StatementTimeout    time.Duration `env:"HYSCRIBE_STATEMENT_TIMEOUT" envDefault:"30s" check:"min=1ms" help:"on Postgres, the longest one statement of background work (stages, relay, sweeper) or a wait for a pooled connection may take, and the server's statement_timeout unless DATABASE_URL sets one"`
 	ShutdownGrace       time.Duration `env:"HYSCRIBE_SHUTDOWN_GRACE" envDefault:"10s" check:"min=0" help:"time in-flight work gets at shutdown"`
 	TrustedProxies      []string      `env:"HYSCRIBE_TRUSTED_PROXIES" check:"cidrs" help:"comma-separated CIDRs of the proxies in front (the ingress) whose X-Forwarded-For names the client that per-address limits count; empty: none, the peer is the client"`
 	LogLevel            string        `env:"HYSCRIBE_LOG_LEVEL" envDefault:"info" check:"loglevel" help:"debug, info, warn or error"`

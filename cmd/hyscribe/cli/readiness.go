@@ -28,8 +28,19 @@ func (s *Service) readiness(ctx context.Context) error {
 		s.log.Warn("readiness: Kafka does not answer", "err", err)
 		return errors.New("kafka does not answer")
 	}
+	if free, ok := freeSpace(s.cfg.DataDir); ok && free < minFreeSpace {
+		s.log.Warn("readiness: the data dir is out of space", "dir", s.cfg.DataDir, "freeBytes", free)
+		return errors.New("out of storage space")
+	}
 	return nil
 }
+
+// minFreeSpace is the least free space in HYSCRIBE_DATA_DIR (the SQLite
+// file, local uploads, the decoder's scratch audio, the embedded Kafka) of
+// a ready process: with less, writes are about to fail with "no space
+// left" (answered 503 storage_full; stages wait), so the orchestrator is
+// told to send the traffic elsewhere until space is freed.
+const minFreeSpace = 16 << 20
 
 // serveReadyz is /readyz on a worker's health address and on the admin
 // listener, in the shape of the API's own /readyz (adapters/httpapi): 200

@@ -63,7 +63,7 @@ type storeCloser interface {
 // shared slots.
 func openStore(ctx context.Context, cfg Config) (_ storeCloser, pg *postgres.Store, _ error) {
 	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL)
+		s, err := postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
 			return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
 		}
@@ -269,7 +269,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err != nil {
 			return nil, fmt.Errorf("HYSCRIBE_TRUSTED_PROXIES: %w", err)
 		}
-		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != "", TrustedProxies: proxies}, httpapi.Deps{
+		s.web = httpapi.New(httpapi.Config{CreateLimit: cfg.CreateRateLimit, RequestTimeout: cfg.RequestTimeout, PublicURL: s.publicURL, MetricsElsewhere: cfg.AdminAddr != "", TrustedProxies: proxies}, httpapi.Deps{
 			App:       uc,
 			Ready:     s.isReady,
 			Readiness: s.readiness,
