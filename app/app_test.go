@@ -243,7 +243,7 @@ func TestCreateAndPollRules(t *testing.T) {
 	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown checklist: %v", err)
 	}
-	c, err := w.newList.Handle(w.ctx, other.Account.ID, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
+	c, err := w.newList.Handle(w.ctx, other.Account.ID, domain.RoleOwner, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,7 +229,7 @@ func run(o options) error {
 		}
 		keys = append(keys, first)
 		for len(keys) < o.keys {
-			k, _, err := createKey.Handle(ctx, acct.ID)
+			k, _, err := createKey.Handle(ctx, acct.ID, domain.RoleOwner)
 			if err != nil {
 				return err
 			}
