@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,4 +167,29 @@ func phoneCall(t *testing.T, st *apptest.Store, account domain.AccountID) domain
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestTheRoleMatrixIsDocumented: docs/webapp.md's "Roles" table has a
+// column for every role the domain knows, so a new role is documented.
+func TestTheRoleMatrixIsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/webapp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Roles\n")
+	if !ok {
+		t.Fatal("docs/webapp.md has no Roles section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var header string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "| may |") {
+			header = line
+		}
+	}
+	for _, r := range domain.Roles {
+		if !strings.Contains(header, string(r)) {
+			t.Errorf("the role matrix's header %q has no column for %q", header, r)
+		}
+	}
 }

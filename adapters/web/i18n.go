@@ -202,7 +202,7 @@ var messages = map[string][2]string{
 	"invalid.unknown_checklist":   {"Այդպիսի ստուգաթերթ այս հաշվում չկա։", "There is no such checklist in this account."},
 	"invalid.archived_checklist":  {"Ստուգաթերթը արխիվացված է և չի խմբագրվում։", "This checklist is archived and cannot be edited."},
 	"invalid.invalid_webhook_url": {"Ստացողի հասցեն պետք է լինի ամբողջական http:// կամ https:// հասցե՝ առանց մուտքանունի և գաղտնաբառի։", "The receiver must be a full http:// or https:// address without a user name or password."},
-	"invalid.invalid_role":        {"Դերը պետք է լինի «սեփականատեր» կամ «անդամ»։", "The role must be owner or member."},
+	"invalid.invalid_role":        {"Դերը պետք է լինի «սեփականատեր», «որակի վերլուծաբան» կամ «անդամ»։", "The role must be owner, QA analyst or member."},
 	"invalid.invalid_period":      {"Սկզբի ամսաթիվը պետք է լինի ավարտից առաջ (առավելագույնը մեկ տարի)։", "The start date must come before the end date (a year at most)."},
 	"invalid.not_transcribed":     {"Այս ձայնագրությունը դեռ տեքստ չունի։", "This recording has no transcript yet."},
 	"invalid.no_receiver":         {"Հաշիվն այժմ ստացող չունի․ նշեք webhook-ի հասցեն Կարգավորումներում։", "The account has no receiver now: set a webhook address in Settings."},
