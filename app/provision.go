@@ -130,7 +130,10 @@ func NewUpdateAccount(accounts ports.AccountStore) *UpdateAccount {
 
 // Handle runs the use case (UpdateAccount): it applies changes after
 // validating them.
-func (uc *UpdateAccount) Handle(ctx context.Context, id domain.AccountID, c AccountChanges) (domain.Account, error) {
+func (uc *UpdateAccount) Handle(ctx context.Context, id domain.AccountID, by domain.Role, c AccountChanges) (domain.Account, error) {
+	if err := mayManage(by, "update account"); err != nil {
+		return domain.Account{}, err
+	}
 	return updateAccount(ctx, uc.accounts, id, c)
 }
 

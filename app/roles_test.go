@@ -38,6 +38,10 @@ func TestRolesInTheUseCases(t *testing.T) {
 	call := phoneCall(t, st, a.ID)
 	names := map[string]domain.SpeakerName{"1": {Role: domain.SpeakerAgent, Name: "Անի"}, "2": {Role: domain.SpeakerCustomer}}
 
+	hook := "https://example.am/hook"
+	if _, err := app.NewUpdateAccount(st).Handle(ctx, a.ID, domain.RoleOwner, app.AccountChanges{WebhookURL: &hook}); err != nil {
+		t.Fatal(err)
+	}
 	limit := app.NewRateLimit(st, clock)
 	changes := map[string]func(by domain.Role) error{
 		"invite": func(by domain.Role) error {
@@ -61,6 +65,19 @@ func TestRolesInTheUseCases(t *testing.T) {
 		},
 		"create a checklist": func(by domain.Role) error {
 			_, err := app.NewCreateChecklist(st, st, clock).Handle(ctx, a.ID, by, []byte(`{"name":"By `+string(by)+`","questions":[{"id":"q","text":"Q?"}]}`))
+			return err
+		},
+		"change the receiver": func(by domain.Role) error {
+			hook := "https://example.am/hook-" + string(by)
+			_, err := app.NewUpdateAccount(st).Handle(ctx, a.ID, by, app.AccountChanges{WebhookURL: &hook})
+			return err
+		},
+		"send a test event": func(by domain.Role) error {
+			sender := &countingSender{}
+			_, err := app.NewSendTestEvent(st, sender, clock).Handle(ctx, a.ID, by)
+			if err == nil && sender.n == 0 {
+				t.Errorf("a test event by a %q was allowed but not sent", by)
+			}
 			return err
 		},
 		"edit a checklist": func(by domain.Role) error {
@@ -192,4 +209,12 @@ func TestTheRoleMatrixIsDocumented(t *testing.T) {
 			t.Errorf("the role matrix's header %q has no column for %q", header, r)
 		}
 	}
+}
+
+// countingSender is a ports.WebhookSender that answers 200 and counts.
+type countingSender struct{ n int }
+
+func (c *countingSender) Send(context.Context, ports.WebhookRequest) ports.WebhookResult {
+	c.n++
+	return ports.WebhookResult{Status: 200}
 }

@@ -51,7 +51,7 @@ func TestTheAPIPagesSignatureRecipeVerifiesADelivery(t *testing.T) {
 		t.Fatalf("secret %q: %v", secret, err)
 	}
 	hook := rcv.URL
-	if _, err := app.NewUpdateAccount(s.store).Handle(ctx, acct, app.AccountChanges{WebhookURL: &hook}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(ctx, acct, domain.RoleOwner, app.AccountChanges{WebhookURL: &hook}); err != nil {
 		t.Fatal(err)
 	}
 	if r := s.do("POST", "/app/settings/test-event", map[string][]string{"_csrf": {csrf}}, ck); r.code != 303 {

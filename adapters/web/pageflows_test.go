@@ -162,7 +162,7 @@ func TestSendTestEvent(t *testing.T) {
 	}))
 	defer rcv.Close()
 	hook, secret := rcv.URL, "s3cret"
-	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, domain.RoleOwner, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	r := send()

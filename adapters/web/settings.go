@@ -95,7 +95,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	} else {
 		secret = v.Account.WebhookSecret
 	}
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, changes)
+	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, changes)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")

@@ -358,7 +358,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if err := domain.ValidRetentionDays(days); setDays && err != nil {
 			return err // before anything else changes
 		}
-		a, err := app.NewUpdateAccount(store).Handle(ctx, domain.AccountID(*id), c)
+		a, err := app.NewUpdateAccount(store).Handle(ctx, domain.AccountID(*id), domain.RoleOwner, c)
 		if err != nil {
 			return err
 		}
@@ -371,7 +371,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 			out["webhookSecret"], out["webhookSecretSet"] = secret, true // shown this once
 		}
 		if setDays {
-			if err := app.NewSetRetention(store).Handle(ctx, a.ID, days); err != nil {
+			if err := app.NewSetRetention(store).Handle(ctx, a.ID, domain.RoleOwner, days); err != nil {
 				return err
 			}
 			out["retentionDays"] = days
