@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,27 @@ func TestQATeamRolesInABrowser(t *testing.T) {
 	)
 	var callPath string
 	run(t, b, "the call's link", chromedp.AttributeValue(`#history tr[data-live-id] a[href^="/app/recordings/"]`, "href", &callPath, nil, chromedp.ByQuery))
+
+	// A second call is measured and then refused by the engine: it failed
+	// (not "was not processed") and has no title (not "no title yet").
+	engine.Respond(func(asrtest.Request) (asrtest.Response, int) { return asrtest.Response{}, http.StatusBadRequest })
+	var failedPath, failedTitle string
+	run(t, b, "upload a call the engine refuses",
+		chromedp.Navigate(s.base+"/app/recordings"),
+		chromedp.Click("#new-recording-toggle", chromedp.ByID), // folded once there are recordings
+		chromedp.WaitVisible("#upload-form", chromedp.ByID),
+		chromedp.SetUploadFiles("#files", []string{abs(t, "../../../testdata/audio/speech-mono-16k.mp3")}, chromedp.ByID),
+		chromedp.Click("#upload-start", chromedp.ByID),
+		chromedp.Poll(`document.querySelectorAll('#history tr[data-live-id][data-status="failed"]').length === 1`, nil, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.AttributeValue(`#history tr[data-live-id][data-status="failed"] a[href^="/app/recordings/"]`, "href", &failedPath, nil, chromedp.ByQuery),
+		chromedp.Navigate(s.base+"/app/lang?to=en&back=/app/recordings"),
+		chromedp.WaitVisible("#history", chromedp.ByID),
+	)
+	run(t, b, "the failed call's page", chromedp.Navigate(s.base+failedPath), chromedp.WaitVisible("#title", chromedp.ByID), chromedp.Text("main", &failedTitle, chromedp.ByQuery))
+	if strings.Contains(failedTitle, "no title yet") || strings.Contains(failedTitle, "not processed") || !strings.Contains(failedTitle, "the recording failed") {
+		t.Errorf("the measured, failed call's page says:\n%s", failedTitle)
+	}
+	both4(t, b, s, shots, "roles-call-failed", failedPath)
 
 	// The owner, on an Armenian page, invites an analyst in English.
 	var link string
