@@ -21,7 +21,7 @@ const salesChecklist = `{"name": "Վաճառք", "questions": [
 
 func (w *world) checklist(p app.Principal, def string) domain.Checklist {
 	w.t.Helper()
-	c, err := w.newList.Handle(w.ctx, p.Account.ID, []byte(def))
+	c, err := w.newList.Handle(w.ctx, p.Account.ID, domain.RoleOwner, []byte(def))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestEditedChecklistKeepsTheJobsVersion(t *testing.T) {
 	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://hooks.example/h")})
 	c := w.checklist(p, salesChecklist)
 	res := w.newJob(p, `{"type":"single_voice","checklistId":"`+c.ID+`"}`)
-	v2, err := w.editList.Handle(w.ctx, p.Account.ID, c.ID, []byte(`{"name":"Նոր","questions":[{"id":"new","text":"Նոր հարց"}]}`))
+	v2, err := w.editList.Handle(w.ctx, p.Account.ID, domain.RoleOwner, c.ID, []byte(`{"name":"Նոր","questions":[{"id":"new","text":"Նոր հարց"}]}`))
 	if err != nil || v2.Version != 2 {
 		t.Fatalf("update: %v %d", err, v2.Version)
 	}
@@ -116,7 +116,7 @@ func TestArchivedChecklistIsRefused(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 60)
 	c := w.checklist(p, salesChecklist)
-	if err := w.archive.Handle(w.ctx, p.Account.ID, c.ID); err != nil {
+	if err := w.archive.Handle(w.ctx, p.Account.ID, domain.RoleOwner, c.ID); err != nil {
 		t.Fatal(err)
 	}
 	_, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`))
@@ -124,7 +124,7 @@ func TestArchivedChecklistIsRefused(t *testing.T) {
 	if !errors.As(err, &ve) || ve.Code != "unknown_checklist" {
 		t.Fatalf("create with an archived checklist: %v", err)
 	}
-	if _, err := w.editList.Handle(w.ctx, p.Account.ID, c.ID, []byte(salesChecklist)); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.editList.Handle(w.ctx, p.Account.ID, domain.RoleOwner, c.ID, []byte(salesChecklist)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("editing an archived checklist: %v", err)
 	}
 }

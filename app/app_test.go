@@ -243,7 +243,7 @@ func TestCreateAndPollRules(t *testing.T) {
 	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown checklist: %v", err)
 	}
-	c, err := w.newList.Handle(w.ctx, other.Account.ID, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
+	c, err := w.newList.Handle(w.ctx, other.Account.ID, domain.RoleOwner, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,11 +462,11 @@ func TestProvisionValidates(t *testing.T) {
 	}
 	a, _, _ := w.accounts.Handle(w.ctx, "x", domain.PlanBusiness, 1)
 	for _, u := range []string{"ftp://x", "not a url", "http://user:pw@h/", "/relative"} {
-		if _, err := w.settings.Handle(w.ctx, a.ID, app.AccountChanges{WebhookURL: &u}); !errors.Is(err, domain.ErrValidation) {
+		if _, err := w.settings.Handle(w.ctx, a.ID, domain.RoleOwner, app.AccountChanges{WebhookURL: &u}); !errors.Is(err, domain.ErrValidation) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	got, err := w.settings.Handle(w.ctx, a.ID, app.AccountChanges{Seconds: ptr(90.5), WebhookURL: ptr("http://10.0.0.1/h")})
+	got, err := w.settings.Handle(w.ctx, a.ID, domain.RoleOwner, app.AccountChanges{Seconds: ptr(90.5), WebhookURL: ptr("http://10.0.0.1/h")})
 	if err != nil || got.BalanceMs != 90500 || got.WebhookURL != "http://10.0.0.1/h" || got.Name != "x" {
 		t.Fatalf("%+v %v", got, err)
 	}

@@ -25,7 +25,10 @@ func NewUpdateChecklist(checklists ports.ChecklistStore, clock ports.Clock) *Upd
 }
 
 // Handle runs the use case (UpdateChecklist).
-func (uc *UpdateChecklist) Handle(ctx context.Context, account domain.AccountID, id string, definition []byte) (domain.Checklist, error) {
+func (uc *UpdateChecklist) Handle(ctx context.Context, account domain.AccountID, by domain.Role, id string, definition []byte) (domain.Checklist, error) {
+	if err := mayManage(by, "update checklist"); err != nil {
+		return domain.Checklist{}, err
+	}
 	f, err := domain.ParseChecklistFile(definition)
 	if err != nil {
 		return domain.Checklist{}, err
@@ -84,7 +87,12 @@ func NewShowChecklist(checklists ports.ChecklistStore) *ShowChecklist {
 }
 
 // Handle runs the use case (ShowChecklist); version ≤ 0 is the latest.
-func (uc *ShowChecklist) Handle(ctx context.Context, account domain.AccountID, id string, version int) (domain.Checklist, error) {
+// A person whose role may not read checklists (domain.Role.MayReadChecklists)
+// gets domain.ErrForbidden.
+func (uc *ShowChecklist) Handle(ctx context.Context, account domain.AccountID, by domain.Role, id string, version int) (domain.Checklist, error) {
+	if !by.MayReadChecklists() {
+		return domain.Checklist{}, fmt.Errorf("show checklist: a %s may not read checklists: %w", roleName(by), domain.ErrForbidden)
+	}
 	var c domain.Checklist
 	var err error
 	if version > 0 {
@@ -111,7 +119,10 @@ func NewArchiveChecklist(checklists ports.ChecklistStore) *ArchiveChecklist {
 }
 
 // Handle runs the use case (ArchiveChecklist).
-func (uc *ArchiveChecklist) Handle(ctx context.Context, account domain.AccountID, id string) error {
+func (uc *ArchiveChecklist) Handle(ctx context.Context, account domain.AccountID, by domain.Role, id string) error {
+	if err := mayManage(by, "archive checklist"); err != nil {
+		return err
+	}
 	if err := uc.checklists.ArchiveChecklist(ctx, account, id); err != nil {
 		return fmt.Errorf("archive checklist %s: %w", id, err)
 	}

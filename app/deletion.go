@@ -229,7 +229,10 @@ func NewSetRetention(store ports.RetentionStore) *SetRetention {
 
 // Handle runs the use case (SetRetention); a number outside
 // 0…MaxRetentionDays is a validation error.
-func (uc *SetRetention) Handle(ctx context.Context, account domain.AccountID, days int) error {
+func (uc *SetRetention) Handle(ctx context.Context, account domain.AccountID, by domain.Role, days int) error {
+	if err := mayManage(by, "set retention"); err != nil {
+		return err
+	}
 	if err := domain.ValidRetentionDays(days); err != nil {
 		return err
 	}

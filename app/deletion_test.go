@@ -143,10 +143,10 @@ func TestRetentionSweeperDeletesOnlyExpiredJobs(t *testing.T) {
 	young = w.newJob(expires, `{"type":"single_voice"}`).DocID
 	w.clock.Add(3 * 24 * time.Hour) // old is 8 days old, young 3
 	retention := app.NewSetRetention(w.store)
-	if err := retention.Handle(w.ctx, expires.Account.ID, 7); err != nil {
+	if err := retention.Handle(w.ctx, expires.Account.ID, domain.RoleOwner, 7); err != nil {
 		t.Fatal(err)
 	}
-	if err := retention.Handle(w.ctx, expires.Account.ID, -1); !errors.Is(err, domain.ErrValidation) {
+	if err := retention.Handle(w.ctx, expires.Account.ID, domain.RoleOwner, -1); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("negative retention: %v", err)
 	}
 	sweeper := app.NewRetentionSweeper(w.store, app.NewDeleteJob(w.store, w.blobs, w.clock, nil), w.clock, nil)

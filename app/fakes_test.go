@@ -311,7 +311,7 @@ func (w *world) newJob(p app.Principal, body string) domain.CreateResult {
 // premise, so a refusal fails the test.
 func (w *world) updateAccount(id domain.AccountID, c app.AccountChanges) {
 	w.t.Helper()
-	if _, err := w.settings.Handle(w.ctx, id, c); err != nil {
+	if _, err := w.settings.Handle(w.ctx, id, domain.RoleOwner, c); err != nil {
 		w.t.Fatalf("update of account %s: %v", id, err)
 	}
 }

@@ -36,7 +36,7 @@ func TestOrganisationNamesAreOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := phishName
-	if _, err := app.NewUpdateAccount(st).Handle(ctx, a.ID, app.AccountChanges{Name: &name}); !errors.As(err, &ve) || ve.Code != "invalid_name" {
+	if _, err := app.NewUpdateAccount(st).Handle(ctx, a.ID, domain.RoleOwner, app.AccountChanges{Name: &name}); !errors.As(err, &ve) || ve.Code != "invalid_name" {
 		t.Fatalf("rename: %v, want invalid_name", err)
 	}
 	if got, _ := st.GetAccount(ctx, a.ID); got.Name != "Acme" {

@@ -390,7 +390,7 @@ func newUser(account domain.AccountID, email string, role domain.Role, now time.
 		return domain.User{}, err
 	}
 	if !role.Valid() {
-		return domain.User{}, domain.Invalid("invalid_role", "role must be \"owner\" or \"member\", not %q", role)
+		return domain.User{}, domain.Invalid("invalid_role", "role must be \"owner\", \"analyst\" or \"member\", not %q", role)
 	}
 	return domain.User{ID: NewID(), AccountID: account, Email: norm, Role: role, CreatedAt: now}, nil
 }

@@ -70,7 +70,10 @@ func NewCreateAPIKey(accounts ports.AccountStore, clock ports.Clock) *CreateAPIK
 // ValidationError (too_many_api_keys): every per-key limit (creates,
 // polls, lists, heavy requests in progress) would otherwise multiply with
 // keys made at will.
-func (uc *CreateAPIKey) Handle(ctx context.Context, id domain.AccountID) (string, domain.APIKey, error) {
+func (uc *CreateAPIKey) Handle(ctx context.Context, id domain.AccountID, by domain.Role) (string, domain.APIKey, error) {
+	if err := mayManage(by, "create API key"); err != nil {
+		return "", domain.APIKey{}, err
+	}
 	keys, err := uc.accounts.ListAPIKeys(ctx, id)
 	if err != nil {
 		return "", domain.APIKey{}, fmt.Errorf("create API key: %w", err)
@@ -127,7 +130,10 @@ func NewUpdateAccount(accounts ports.AccountStore) *UpdateAccount {
 
 // Handle runs the use case (UpdateAccount): it applies changes after
 // validating them.
-func (uc *UpdateAccount) Handle(ctx context.Context, id domain.AccountID, c AccountChanges) (domain.Account, error) {
+func (uc *UpdateAccount) Handle(ctx context.Context, id domain.AccountID, by domain.Role, c AccountChanges) (domain.Account, error) {
+	if err := mayManage(by, "update account"); err != nil {
+		return domain.Account{}, err
+	}
 	return updateAccount(ctx, uc.accounts, id, c)
 }
 
@@ -212,7 +218,10 @@ func NewCreateChecklist(accounts ports.AccountStore, checklists ports.ChecklistS
 }
 
 // Handle runs the use case (CreateChecklist).
-func (uc *CreateChecklist) Handle(ctx context.Context, account domain.AccountID, definition []byte) (domain.Checklist, error) {
+func (uc *CreateChecklist) Handle(ctx context.Context, account domain.AccountID, by domain.Role, definition []byte) (domain.Checklist, error) {
+	if err := mayManage(by, "create checklist"); err != nil {
+		return domain.Checklist{}, err
+	}
 	f, err := domain.ParseChecklistFile(definition)
 	if err != nil {
 		return domain.Checklist{}, err
@@ -269,7 +278,10 @@ func NewRevokeAPIKey(accounts ports.AccountStore, clock ports.Clock) *RevokeAPIK
 // from the next request on in this process, and within the key cache's TTL
 // in every other (Authenticate.KeyTTL). domain.ErrNotFound if the account
 // has no such key.
-func (uc *RevokeAPIKey) Handle(ctx context.Context, id domain.AccountID, keyID string) error {
+func (uc *RevokeAPIKey) Handle(ctx context.Context, id domain.AccountID, by domain.Role, keyID string) error {
+	if err := mayManage(by, "revoke API key"); err != nil {
+		return err
+	}
 	if err := uc.accounts.RevokeAPIKey(ctx, id, keyID, uc.clock.Now()); err != nil {
 		return fmt.Errorf("revoke API key: %w", err)
 	}

@@ -108,7 +108,7 @@ func (e *RoleChangesError) Is(target error) bool { return target == domain.ErrRa
 // bounds above before it is saved; a change of names only does not.
 func (uc *NameSpeakers) Handle(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, names map[string]domain.SpeakerName) (bool, error) {
 	if !role.MayNameSpeakers() {
-		return false, fmt.Errorf("name speakers: only an owner may name a call's speakers: %w", domain.ErrForbidden)
+		return false, fmt.Errorf("name speakers: only an owner or a QA analyst may name a call's speakers: %w", domain.ErrForbidden)
 	}
 	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
 		return false, err

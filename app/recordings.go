@@ -254,8 +254,8 @@ func allowResend(ctx context.Context, limit *RateLimit, account domain.AccountID
 
 // Handle runs the use case (ResendDelivery).
 func (uc *ResendDelivery) Handle(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
-	if role != domain.RoleOwner {
-		return domain.Delivery{}, fmt.Errorf("resend: only an owner may resend a delivery: %w", domain.ErrForbidden)
+	if err := mayManage(role, "resend"); err != nil {
+		return domain.Delivery{}, err
 	}
 	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
 		return domain.Delivery{}, err

@@ -67,7 +67,10 @@ func NewInviteMember(users ports.UserStore, limit *RateLimit, clock ports.Clock)
 // exactly like an unknown one: the answer never tells whether an address
 // has an account. Only an address already in this account is refused. Too
 // many invitations a minute are domain.ErrRateLimited.
-func (uc *InviteMember) Handle(ctx context.Context, account domain.AccountID, email string, role domain.Role) (domain.User, string, error) {
+func (uc *InviteMember) Handle(ctx context.Context, account domain.AccountID, by domain.Role, email string, role domain.Role) (domain.User, string, error) {
+	if err := mayManage(by, "invite"); err != nil {
+		return domain.User{}, "", err
+	}
 	if err := uc.limit.Allow(ctx, scopeInvite, string(account), InvitesPerAccount); err != nil {
 		return domain.User{}, "", err
 	}
@@ -95,9 +98,12 @@ func NewSetRole(users ports.UserStore, team ports.TeamStore) *SetRole {
 }
 
 // Handle runs the use case (SetRole). The last owner stays an owner.
-func (uc *SetRole) Handle(ctx context.Context, account domain.AccountID, userID string, role domain.Role) error {
+func (uc *SetRole) Handle(ctx context.Context, account domain.AccountID, by domain.Role, userID string, role domain.Role) error {
+	if err := mayManage(by, "set role"); err != nil {
+		return err
+	}
 	if !role.Valid() {
-		return domain.Invalid("invalid_role", "role must be \"owner\" or \"member\", not %q", role)
+		return domain.Invalid("invalid_role", "role must be \"owner\", \"analyst\" or \"member\", not %q", role)
 	}
 	u, err := member(ctx, uc.users, account, userID)
 	if err != nil {
@@ -132,7 +138,10 @@ func NewRemoveMember(users ports.UserStore, team ports.TeamStore) *RemoveMember 
 
 // Handle runs the use case (RemoveMember). The last owner cannot be
 // removed.
-func (uc *RemoveMember) Handle(ctx context.Context, account domain.AccountID, userID string) error {
+func (uc *RemoveMember) Handle(ctx context.Context, account domain.AccountID, by domain.Role, userID string) error {
+	if err := mayManage(by, "remove member"); err != nil {
+		return err
+	}
 	u, err := member(ctx, uc.users, account, userID)
 	if err != nil {
 		return err
@@ -273,7 +282,10 @@ func NewResetLink(users ports.UserStore, team ports.TeamStore, clock ports.Clock
 // any earlier link. For a person who has not yet accepted their invitation
 // it renews the invitation instead; invited reports which, so the caller
 // builds the right address.
-func (uc *ResetLink) Handle(ctx context.Context, account domain.AccountID, email string) (u domain.User, token string, invited bool, err error) {
+func (uc *ResetLink) Handle(ctx context.Context, account domain.AccountID, by domain.Role, email string) (u domain.User, token string, invited bool, err error) {
+	if err := mayManage(by, "reset link"); err != nil {
+		return domain.User{}, "", false, err
+	}
 	return issueResetLink(ctx, uc.users, uc.team, uc.clock, account, email)
 }
 

@@ -29,7 +29,10 @@ func NewSendTestEvent(accounts ports.AccountStore, sender ports.WebhookSender, c
 }
 
 // Handle runs the use case (SendTestEvent).
-func (uc *SendTestEvent) Handle(ctx context.Context, account domain.AccountID) ([]domain.Delivery, error) {
+func (uc *SendTestEvent) Handle(ctx context.Context, account domain.AccountID, by domain.Role) ([]domain.Delivery, error) {
+	if err := mayManage(by, "test event"); err != nil {
+		return nil, err
+	}
 	acct, err := uc.accounts.GetAccount(ctx, account)
 	if err != nil {
 		return nil, fmt.Errorf("test event: %w", err)

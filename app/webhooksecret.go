@@ -39,7 +39,10 @@ func NewGenerateWebhookSecret(accounts ports.AccountStore) *GenerateWebhookSecre
 // Handle runs the use case (GenerateWebhookSecret) and returns the secret:
 // the only time it is shown whole. Events sent from then on carry it and
 // are signed with it.
-func (uc *GenerateWebhookSecret) Handle(ctx context.Context, id domain.AccountID) (string, error) {
+func (uc *GenerateWebhookSecret) Handle(ctx context.Context, id domain.AccountID, by domain.Role) (string, error) {
+	if err := mayManage(by, "generate webhook secret"); err != nil {
+		return "", err
+	}
 	secret := NewWebhookSecret()
 	if _, err := updateAccount(ctx, uc.accounts, id, AccountChanges{WebhookSecret: &secret}); err != nil {
 		return "", fmt.Errorf("generate webhook secret: %w", err)

@@ -9,7 +9,7 @@ import (
 // UsageDay is one day of an account's usage, in the people's time zone.
 type UsageDay struct {
 	Date     time.Time      // midnight of the day
-	Seconds  float64        // audio seconds of the day's recordings that were measured
+	Seconds  float64        // audio seconds of the day's recordings the balance paid for (Job.Charged)
 	ByStatus map[Status]int // the day's jobs by their current status
 	Jobs     int
 }
@@ -33,9 +33,15 @@ func UsageFrom(now time.Time, days int, loc *time.Location) time.Time {
 	return time.Date(n.Year(), n.Month(), n.Day()-days+1, 0, 0, 0, 0, loc)
 }
 
+// Charged reports whether the account's balance pays for the job's audio:
+// it was measured (its seconds reserved) and has not failed, since a
+// failure refunds the reservation (Job.Fail). Usage counts these seconds,
+// so "used" and the seconds remaining add up to what the account had.
+func (j *Job) Charged() bool { return j.Audio != nil && j.Status != StatusFailed }
+
 // BuildUsage counts jobs (created since UsageFrom(now, days, loc)) per day
-// of loc: audio seconds of the measured ones and jobs by status, plus the
-// largest recordings, at most largest of them.
+// of loc: audio seconds of the charged ones (Job.Charged) and jobs by
+// status, plus the largest measured recordings, at most largest of them.
 func BuildUsage(jobs []Job, now time.Time, days int, loc *time.Location, largest int) UsageReport {
 	from := UsageFrom(now, days, loc)
 	r := UsageReport{From: from, Days: make([]UsageDay, days)}
@@ -54,9 +60,11 @@ func BuildUsage(jobs []Job, now time.Time, days int, loc *time.Location, largest
 		d.Jobs++
 		d.ByStatus[j.Status]++
 		r.Jobs++
-		if j.Audio != nil {
+		if j.Charged() {
 			d.Seconds += j.Audio.Duration
 			r.Seconds += j.Audio.Duration
+		}
+		if j.Audio != nil {
 			measured = append(measured, j)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,33 +13,45 @@ import (
 // Role is what a person may do in their account's web application.
 type Role string
 
-// Roles. Owners manage API keys, receiver settings, checklists and people;
-// members read recordings and analyses.
+// Roles (the matrix is in docs/webapp.md, Roles). Owners manage the
+// account: API keys, the receiver, checklists, uploads, deletions and
+// people. QA analysts do the QA work on calls: they read everything a
+// member reads and name speakers (which re-analyses a call). Members read
+// calls, analyses and checklists' questions.
 const (
-	RoleOwner  Role = "owner"
-	RoleMember Role = "member"
+	RoleOwner   Role = "owner"
+	RoleAnalyst Role = "analyst"
+	RoleMember  Role = "member"
 )
 
+// Roles are the known roles, from the least allowed to the most: the
+// order the team page offers them.
+var Roles = []Role{RoleMember, RoleAnalyst, RoleOwner}
+
 // Valid reports whether r is a known role.
-func (r Role) Valid() bool { return r == RoleOwner || r == RoleMember }
+func (r Role) Valid() bool { return slices.Contains(Roles, r) }
+
+// MayManage reports whether a person of role r may change the account:
+// its people, API keys, receiver and secret, settings, checklists,
+// uploads and deletions. Only owners may.
+func (r Role) MayManage() bool { return r == RoleOwner }
+
+// MayReadChecklists reports whether a person of role r may read a
+// checklist's questions. Everyone in the account may: a call's answers
+// are read against its questions, by the analyst who scores them and by
+// the member whose call it is.
+func (r Role) MayReadChecklists() bool { return r.Valid() }
 
 // speakerNamers are the roles that may name a call's speakers. Naming them
 // re-analyses the call (chat-model requests, spent from the account's
 // budget) and sends the account's receiver a new analysis_ready: it acts
-// for the account, so a read-only member may not. A QA analyst role is one
-// more entry here.
-var speakerNamers = []Role{RoleOwner}
+// for the account, so a read-only member may not; a QA analyst, whose work
+// it is, may.
+var speakerNamers = []Role{RoleOwner, RoleAnalyst}
 
 // MayNameSpeakers reports whether a person of role r may name a call's
 // speakers (and so have the call analysed again).
-func (r Role) MayNameSpeakers() bool {
-	for _, n := range speakerNamers {
-		if r == n {
-			return true
-		}
-	}
-	return false
-}
+func (r Role) MayNameSpeakers() bool { return slices.Contains(speakerNamers, r) }
 
 // User is a person who signs in to the web application. A user belongs to
 // exactly one account. A user invited by an operator has no password until

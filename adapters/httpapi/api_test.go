@@ -102,11 +102,11 @@ func TestCreateErrors(t *testing.T) {
 	other, _ := e.account(domain.PlanBusiness)
 	ctx := context.Background()
 	def := []byte(`{"name":"QA","questions":[{"id":"q1","text":"Greeted?"}]}`)
-	mine, err := app.NewCreateChecklist(e.store, e.store, e.clock).Handle(ctx, acct.ID, def)
+	mine, err := app.NewCreateChecklist(e.store, e.store, e.clock).Handle(ctx, acct.ID, domain.RoleOwner, def)
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := app.NewCreateChecklist(e.store, e.store, e.clock).Handle(ctx, other.ID, def)
+	theirs, err := app.NewCreateChecklist(e.store, e.store, e.clock).Handle(ctx, other.ID, domain.RoleOwner, def)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestAuthentication(t *testing.T) {
 	acct, key := e.account(domain.PlanBusiness)
 	id, _ := e.newJob(key)
 	ctx := context.Background()
-	revoked, k, err := app.NewCreateAPIKey(e.store, e.clock).Handle(ctx, acct.ID)
+	revoked, k, err := app.NewCreateAPIKey(e.store, e.clock).Handle(ctx, acct.ID, domain.RoleOwner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func (e *env) delivered(acct domain.AccountID, id, to string) {
 		e.t.Fatal(err)
 	}
 	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	if _, err := app.NewUpdateAccount(e.store).Handle(ctx, acct, app.AccountChanges{WebhookURL: &to, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(e.store).Handle(ctx, acct, domain.RoleOwner, app.AccountChanges{WebhookURL: &to, WebhookSecret: &secret}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -247,7 +247,7 @@ func TestResendEvent(t *testing.T) {
 	// A receiver still down: a 200 that says so.
 	down := newReceiver(t, 503)
 	to := down.URL
-	if _, err := app.NewUpdateAccount(e.store).Handle(context.Background(), acct.ID, app.AccountChanges{WebhookURL: &to}); err != nil {
+	if _, err := app.NewUpdateAccount(e.store).Handle(context.Background(), acct.ID, domain.RoleOwner, app.AccountChanges{WebhookURL: &to}); err != nil {
 		t.Fatal(err)
 	}
 	r = e.resend(key, `{"docId":"`+done+`","event":"transcript_ready"}`)

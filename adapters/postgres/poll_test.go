@@ -62,7 +62,7 @@ func TestKeyCacheRevocationAcrossReplicas(t *testing.T) {
 		t.Fatalf("keys %v, %v", keys, err)
 	}
 	clock.Set(t0.Add(time.Second))
-	if err := revokeA.Handle(t.Context(), acct.ID, keys[0].ID); err != nil {
+	if err := revokeA.Handle(t.Context(), acct.ID, domain.RoleOwner, keys[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := authA.Handle(t.Context(), header); !errors.Is(err, domain.ErrUnauthorized) {

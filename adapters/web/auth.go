@@ -22,9 +22,27 @@ func (w *Web) switchLang(c *fiber.Ctx) error {
 	if v, _ := w.visitor(c); v != nil {
 		w.rememberLang(c, v.User.ID, lang) // their e-mail follows
 	}
+	w.setLangCookie(c, lang)
+	return c.Redirect(localPath(c.Query("back")), fiber.StatusSeeOther)
+}
+
+func (w *Web) setLangCookie(c *fiber.Ctx, lang Lang) {
 	c.Cookie(&fiber.Cookie{Name: cookieLang, Value: string(lang), Path: "/", MaxAge: 365 * 24 * 3600,
 		Expires: time.Now().AddDate(1, 0, 0), SameSite: "Lax", Secure: w.cfg.SecureCookies, HTTPOnly: true})
-	return c.Redirect(localPath(c.Query("back")), fiber.StatusSeeOther)
+}
+
+// linkLang opens a one-time link's page (an invitation, a password reset)
+// in the language of the person it is for (the one the owner chose when
+// inviting, or their own): a browser that has chosen no language yet gets
+// it, and keeps it for the pages after. A language the browser chose
+// (the switch) wins.
+func (w *Web) linkLang(c *fiber.Ctx, vw *view, u domain.User, titleKey string) {
+	if c.Cookies(cookieLang) != "" || u.Lang == "" {
+		return
+	}
+	vw.Lang = parseLang(u.Lang)
+	vw.Title = text(vw.Lang, titleKey)
+	w.setLangCookie(c, vw.Lang)
 }
 
 type authForm struct {
@@ -149,6 +167,7 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
+	w.linkLang(c, vw, u, "invite.title")
 	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Org: acct.Name, Token: url.PathEscape(c.Params("token"))}
 	return w.render(c, "invite", vw)
 }
@@ -171,7 +190,7 @@ func (w *Web) confirmTrial(c *fiber.Ctx) error {
 	case err != nil:
 		return w.serverError(c, err)
 	default:
-		vw.Title = tf(vw.Lang, "trial.confirmed", clock(w.commands.ConfirmTrial.Seconds))
+		vw.Title = tf(vw.Lang, "trial.confirmed", span(vw.Lang, w.commands.ConfirmTrial.Seconds))
 	}
 	return w.render(c, "error", vw)
 }

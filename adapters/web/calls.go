@@ -26,7 +26,7 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 	if zone == w.cfg.Location.String() {
 		zone = "" // the deployment's: follows the operator's setting
 	}
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel})
+	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel})
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")

@@ -32,7 +32,7 @@ func (w *Web) checklists(c *fiber.Ctx) error {
 	if c.Query("saved") != "" {
 		vw.Flash = text(vw.Lang, "set.saved")
 	}
-	vw.Data = checklistsData{Checklists: cls, Owner: v.User.Role == domain.RoleOwner}
+	vw.Data = checklistsData{Checklists: cls, Owner: v.User.Role.MayManage()}
 	return w.render(c, "checklists", vw)
 }
 
@@ -64,17 +64,27 @@ func (w *Web) newChecklist(c *fiber.Ctx) error {
 	return w.renderEditor(c, v, &editorData{}, "", 0)
 }
 
+// editChecklist is GET /app/checklists/{id}: the editor for an owner, the
+// questions to read for everyone else (domain.Role.MayReadChecklists).
 func (w *Web) editChecklist(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
+	v, ok, err := w.signedIn(c)
 	if !ok {
 		return err
 	}
-	cl, err := w.queries.ShowChecklist.Handle(c.UserContext(), v.Account.ID, c.Params("id"), 0)
+	cl, err := w.queries.ShowChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"), 0)
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
+	if errors.Is(err, domain.ErrForbidden) {
+		return w.forbidden(c, v)
+	}
 	if err != nil {
 		return w.serverError(c, err)
+	}
+	if !v.User.Role.MayManage() || cl.Archived {
+		vw := w.newView(c, v, "cl.title", "checklists")
+		vw.Data = cl
+		return w.render(c, "checklistview", vw)
 	}
 	d := &editorData{ID: cl.ID, Version: cl.Version, Name: cl.Name}
 	for _, q := range cl.Questions {
@@ -195,9 +205,9 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		return w.renderEditor(c, v, d, "", 0)
 	}
 	if id == "" {
-		_, err = w.commands.CreateChecklist.Handle(c.UserContext(), v.Account.ID, def)
+		_, err = w.commands.CreateChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, def)
 	} else {
-		_, err = w.commands.UpdateChecklist.Handle(c.UserContext(), v.Account.ID, id, def)
+		_, err = w.commands.UpdateChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, id, def)
 	}
 	switch {
 	case errors.As(err, &ve):
@@ -214,6 +224,6 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 
 func (w *Web) archiveChecklist(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		return Prefix + "/checklists?saved=1", w.commands.ArchiveChecklist.Handle(c.UserContext(), v.Account.ID, c.Params("id"))
+		return Prefix + "/checklists?saved=1", w.commands.ArchiveChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }

@@ -45,7 +45,7 @@ func (w *Web) saveRetention(c *fiber.Ctx) error {
 	}
 	days, err := strconv.Atoi(f.Get("retentionDays"))
 	if err == nil {
-		err = w.commands.SetRetention.Handle(c.UserContext(), v.Account.ID, days)
+		err = w.commands.SetRetention.Handle(c.UserContext(), v.Account.ID, v.User.Role, days)
 	} else {
 		err = domain.ValidRetentionDays(-1)
 	}

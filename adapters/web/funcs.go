@@ -123,11 +123,17 @@ func withZone(t time.Time, layout string) string {
 }
 
 // clock writes seconds as m:ss or h:mm:ss: every duration on the pages.
+//
+// Seconds are first rounded to the tenth, then cut to the whole second:
+// the chat model reads a line's start to the tenth ("[10.0]" for 9.96) and
+// quotes it as its evidence's start, so a line and the evidence quoting it
+// read the same time (issue 36: "0:10" in the evidence, "0:09" in the
+// transcript).
 func clock(s float64) string {
-	if s < 0 || math.IsNaN(s) {
+	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
 		s = 0
 	}
-	t := int(s)
+	t := int(math.Round(s*10) / 10)
 	h, m, sec := t/3600, t%3600/60, t%60
 	if h > 0 {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)

@@ -28,7 +28,7 @@ func TestAnswersFollowTheAuthorsQuestionOrder(t *testing.T) {
 	s := newSite(t, web.Config{})
 	ck, _, acct := s.signUp("a@example.am")
 	ctx := context.Background()
-	cl, err := app.NewCreateChecklist(s.store, s.store, ports.SystemClock{}).Handle(ctx, acct, []byte(`{"name":"QA","questions":[
+	cl, err := app.NewCreateChecklist(s.store, s.store, ports.SystemClock{}).Handle(ctx, acct, domain.RoleOwner, []byte(`{"name":"QA","questions":[
 		{"id":"zeta","text":"First question","expect":["a"]},
 		{"id":"alpha","text":"Second question","expect":["b"]},
 		{"id":"mid","text":"Third question","expect":["c"]}]}`))
@@ -162,7 +162,7 @@ func TestSendTestEvent(t *testing.T) {
 	}))
 	defer rcv.Close()
 	hook, secret := rcv.URL, "s3cret"
-	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, domain.RoleOwner, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	r := send()

@@ -71,6 +71,7 @@ func (w *Web) resetPage(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
+	w.linkLang(c, vw, u, "pw.reset.title")
 	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
 	return w.render(c, "reset", vw)
 }

@@ -28,7 +28,7 @@ func (w *Web) generateSecret(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	secret, err := w.commands.GenerateWebhookSecret.Handle(c.UserContext(), v.Account.ID)
+	secret, err := w.commands.GenerateWebhookSecret.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -99,7 +99,7 @@ func (w *Web) sendTestEvent(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	res, err := w.commands.SendTestEvent.Handle(c.UserContext(), v.Account.ID)
+	res, err := w.commands.SendTestEvent.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	if err != nil && !errors.Is(err, domain.ErrValidation) {
 		return w.serverError(c, err)
 	}

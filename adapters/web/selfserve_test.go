@@ -119,8 +119,14 @@ func TestNewRecordingFormCreatesJobsLikeTheAPI(t *testing.T) {
 // under "_csrf", their form token.
 func (s *site) member(acct domain.AccountID, email string) map[string]string {
 	s.t.Helper()
+	return s.person(acct, email, domain.RoleMember)
+}
+
+// person is member with another role.
+func (s *site) person(acct domain.AccountID, email string, role domain.Role) map[string]string {
+	s.t.Helper()
 	ctx := context.Background()
-	if _, err := app.NewCreateUser(s.store, s.hasher, ports.SystemClock{}).Handle(ctx, acct, email, "member password 1", domain.RoleMember); err != nil {
+	if _, err := app.NewCreateUser(s.store, s.hasher, ports.SystemClock{}).Handle(ctx, acct, email, "member password 1", role); err != nil {
 		s.t.Fatal(err)
 	}
 	in, err := s.uc.Commands.SignIn.Handle(ctx, email, "member password 1", "10.0.0.9")
@@ -261,7 +267,7 @@ func TestPasswordChangeAndResetLink(t *testing.T) {
 func TestAPIPageRendersTheOpenAPIDocument(t *testing.T) {
 	s := newSite(t, web.Config{PublicURL: "https://api.hyscribe.test"})
 	ck, _, acct := s.signUp("owner@example.am")
-	raw, _, err := app.NewCreateAPIKey(s.store, ports.SystemClock{}).Handle(context.Background(), acct)
+	raw, _, err := app.NewCreateAPIKey(s.store, ports.SystemClock{}).Handle(context.Background(), acct, domain.RoleOwner)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	} else {
 		secret = v.Account.WebhookSecret
 	}
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, changes)
+	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, changes)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
@@ -122,7 +122,7 @@ func (w *Web) createKey(c *fiber.Ctx) error {
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
-	raw, _, err := w.commands.CreateAPIKey.Handle(c.UserContext(), v.Account.ID)
+	raw, _, err := w.commands.CreateAPIKey.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) { // the most active keys an account may have
 		return w.formError(c, v, errors.New(invalidText(w.lang(c), err)))
@@ -162,7 +162,7 @@ func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
 	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
-		return Prefix + "/settings?saved=keys#keys", w.commands.RevokeAPIKey.Handle(c.UserContext(), v.Account.ID, c.Params("id"))
+		return Prefix + "/settings?saved=keys#keys", w.commands.RevokeAPIKey.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }
 

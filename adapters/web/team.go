@@ -43,7 +43,7 @@ func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) err
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	d.Account, d.Members, d.Owner, d.Roles = v.Account, ms, v.User.Role == domain.RoleOwner, []domain.Role{domain.RoleMember, domain.RoleOwner}
+	d.Account, d.Members, d.Owner, d.Roles = v.Account, ms, v.User.Role.MayManage(), domain.Roles
 	d.Mail = w.deps.Letters.Enabled()
 	vw.Data = &d
 	vw.Path = Prefix + "/team" // a language switch must not repeat a POST
@@ -88,7 +88,7 @@ func (w *Web) invite(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	u, token, err := w.commands.InviteMember.Handle(c.UserContext(), v.Account.ID, f.Get("email"), domain.Role(f.Get("role")))
+	u, token, err := w.commands.InviteMember.Handle(c.UserContext(), v.Account.ID, v.User.Role, f.Get("email"), domain.Role(f.Get("role")))
 	if err != nil {
 		return w.teamError(c, v, err, teamData{Email: f.Get("email")})
 	}
@@ -109,7 +109,7 @@ func (w *Web) setRole(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	if err := w.commands.SetRole.Handle(c.UserContext(), v.Account.ID, c.Params("id"), domain.Role(f.Get("role"))); err != nil {
+	if err := w.commands.SetRole.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"), domain.Role(f.Get("role"))); err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}
 	return c.Redirect(Prefix+"/team?saved=1", fiber.StatusSeeOther)
@@ -121,7 +121,7 @@ func (w *Web) removeMember(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	if err := w.commands.RemoveMember.Handle(c.UserContext(), v.Account.ID, c.Params("id")); err != nil {
+	if err := w.commands.RemoveMember.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id")); err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}
 	if c.Params("id") == v.User.ID {
@@ -151,7 +151,7 @@ func (w *Web) resetLink(c *fiber.Ctx) error {
 	if email == "" {
 		return w.notFound(c)
 	}
-	u, token, invited, err := w.commands.ResetLink.Handle(c.UserContext(), v.Account.ID, email)
+	u, token, invited, err := w.commands.ResetLink.Handle(c.UserContext(), v.Account.ID, v.User.Role, email)
 	if err != nil {
 		return w.teamError(c, v, err, teamData{})
 	}

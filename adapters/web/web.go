@@ -380,12 +380,17 @@ func (w *Web) owner(c *fiber.Ctx) (*app.Visitor, bool, error) {
 	if !ok {
 		return nil, false, err
 	}
-	if v.User.Role != domain.RoleOwner {
-		vw := w.newView(c, v, "err.forbidden", "")
-		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "set.owneronly")
-		return nil, false, w.render(c, "error", vw)
+	if !v.User.Role.MayManage() {
+		return nil, false, w.forbidden(c, v)
 	}
 	return v, true, nil
+}
+
+// forbidden is the page refusing a person what their role does not allow.
+func (w *Web) forbidden(c *fiber.Ctx, v *app.Visitor) error {
+	vw := w.newView(c, v, "err.forbidden", "")
+	vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "set.owneronly")
+	return w.render(c, "error", vw)
 }
 
 // form reads a URL-encoded form body of bounded size.

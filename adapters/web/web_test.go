@@ -433,7 +433,7 @@ func TestResendGoesToTheReceiverInForceNow(t *testing.T) {
 	}
 
 	hook, secret := nowRcv.URL, "new-secret"
-	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
+	if _, err := app.NewUpdateAccount(s.store).Handle(context.Background(), acct, domain.RoleOwner, app.AccountChanges{WebhookURL: &hook, WebhookSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	other, otherCSRF, _ := s.signUp("b@example.am")

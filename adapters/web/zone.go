@@ -79,6 +79,7 @@ func (w *Web) pageFuncs(loc *time.Location) template.FuncMap {
 	funcs["analysisFailure"] = analysisFailureText
 	funcs["deliveryFailure"] = deliveryFailureText
 	funcs["roleKey2"] = func(r domain.SpeakerRole) string { return "speaker.role." + string(r) }
+	funcs["span"] = span
 	return funcs
 }
 

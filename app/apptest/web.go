@@ -276,3 +276,52 @@ func shownSearchText(j domain.Job) string {
 	j = j.Shown()
 	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
 }
+
+// ListUsers returns the account's users, oldest first (ties by ID).
+func (s *Store) ListUsers(_ context.Context, account domain.AccountID) ([]domain.User, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var us []domain.User
+	for _, u := range s.users {
+		if u.AccountID == account {
+			us = append(us, u)
+		}
+	}
+	sort.Slice(us, func(i, j int) bool {
+		if !us[i].CreatedAt.Equal(us[j].CreatedAt) {
+			return us[i].CreatedAt.Before(us[j].CreatedAt)
+		}
+		return us[i].ID < us[j].ID
+	})
+	return us, nil
+}
+
+// DeleteUser removes one of the account's users and their sessions.
+func (s *Store) DeleteUser(_ context.Context, account domain.AccountID, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u, ok := s.users[id]; !ok || u.AccountID != account {
+		return fmt.Errorf("apptest.DeleteUser %s: %w", id, domain.ErrNotFound)
+	}
+	delete(s.users, id)
+	for k, sess := range s.sessions {
+		if sess.UserID == id {
+			delete(s.sessions, k)
+		}
+	}
+	return nil
+}
+
+// DeleteUserSessions removes the user's sessions but keep.
+func (s *Store) DeleteUserSessions(_ context.Context, userID, keep string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, sess := range s.sessions {
+		if sess.UserID == userID && k != keep {
+			delete(s.sessions, k)
+			n++
+		}
+	}
+	return n, nil
+}

@@ -220,7 +220,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		if _, err := updateAccount.Handle(ctx, acct.ID, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
+		if _, err := updateAccount.Handle(ctx, acct.ID, domain.RoleOwner, app.AccountChanges{WebhookURL: &hookURL, WebhookSecret: &secret}); err != nil {
 			return err
 		}
 		jobKeys = append(jobKeys, first)
@@ -229,7 +229,7 @@ func run(o options) error {
 		}
 		keys = append(keys, first)
 		for len(keys) < o.keys {
-			k, _, err := createKey.Handle(ctx, acct.ID)
+			k, _, err := createKey.Handle(ctx, acct.ID, domain.RoleOwner)
 			if err != nil {
 				return err
 			}

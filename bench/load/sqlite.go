@@ -58,7 +58,7 @@ func pollSQLite(o options, work string) (sqliteResults, error) {
 	}
 	keys := []string{first}
 	for len(keys) < o.sqliteKeys {
-		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID)
+		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID, domain.RoleOwner)
 		if err != nil {
 			store.Close()
 			return r, err

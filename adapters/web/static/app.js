@@ -65,7 +65,8 @@
     f.appendChild(s);
   }
 
-  // Transcript lines: play the recording from the line's start. While it
+  // Transcript lines: play the recording from the line's start, from its
+  // time or its text (unless the click ends a selection of words). While it
   // plays, the line being spoken is marked and kept in view; the speed
   // menu sets the playback rate.
   function seekable() {
@@ -80,6 +81,17 @@
       });
     });
     var turns = Array.prototype.slice.call(document.querySelectorAll(".turn[data-from]"));
+    turns.forEach(function (turn) {
+      var words = turn.querySelector(".text");
+      if (!words) return;
+      words.addEventListener("click", function () {
+        var sel = window.getSelection && window.getSelection();
+        if (sel && String(sel).length > 0) return;
+        audio.currentTime = parseFloat(turn.getAttribute("data-from")) || 0;
+        var p = audio.play();
+        if (p && p.catch) p.catch(function () {});
+      });
+    });
     var current = null;
     audio.addEventListener("timeupdate", function () {
       var t = audio.currentTime, line = null;

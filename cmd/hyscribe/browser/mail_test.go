@@ -74,8 +74,8 @@ func TestEmailAndFirstHourInABrowser(t *testing.T) {
 	// The sign-up page tells the trial; the new account is on Business.
 	var note string
 	run(t, b, "sign-up note", chromedp.Navigate(s.base+"/app/signup"), chromedp.Text("#signup-note", &note, chromedp.ByID))
-	if !strings.Contains(note, "Business") || !strings.Contains(note, "10:05") {
-		t.Fatalf("the sign-up page says %q; want the trial (Business, 10:05)", note)
+	if !strings.Contains(note, "Business") || !strings.Contains(note, "10 ր 05 վ") {
+		t.Fatalf("the sign-up page says %q; want the trial (Business, 10 ր 05 վ)", note)
 	}
 	const owner = "lead@clinic.am"
 	signUp(t, b, s, "", "", "Կլինիկա «Առողջ»", owner)
@@ -109,8 +109,8 @@ func TestEmailAndFirstHourInABrowser(t *testing.T) {
 	)
 	var banner string
 	run(t, b, "banner", chromedp.Reload(), chromedp.WaitVisible("#low-balance", chromedp.ByID), chromedp.Text("#low-balance", &banner, chromedp.ByID))
-	if !strings.Contains(banner, "9:59") || !strings.Contains(banner, "օպերատորին") {
-		t.Errorf("the low-balance banner says %q; want the 9:59 left and what to do", banner)
+	if !strings.Contains(banner, "9 ր 59 վ") || !strings.Contains(banner, "օպերատորին") {
+		t.Errorf("the low-balance banner says %q; want the 9 ր 59 վ left and what to do", banner)
 	}
 	both4(t, b, s, shots, "mail-lowbalance", "/app/recordings")
 	low := smtpd.Await(t, owner, 1, 15*time.Second)[0]

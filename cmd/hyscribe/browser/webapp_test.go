@@ -196,6 +196,18 @@ func TestWebApplicationInABrowser(t *testing.T) {
 	if at < start-0.05 || at > start+5 || paused {
 		t.Fatalf("after clicking the line at %.2fs the player is at %.2fs (paused %v)", start, at, paused)
 	}
+	// The line's words seek too, not only its time (the README says a
+	// line plays from its start; issue 36).
+	run(t, b, "play from a line's words",
+		chromedp.Evaluate(`(function(){var a=document.getElementById("player"); a.pause(); a.currentTime=0; return true;})()`, nil),
+		chromedp.Poll(`document.getElementById("player").currentTime < 0.05`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Click(`#transcript .turn:nth-child(2) .text`, chromedp.ByQuery),
+		chromedp.Poll(`(function(){var a=document.getElementById("player");return !a.paused && a.currentTime>0;})()`, nil, chromedp.WithPollingTimeout(15*time.Second)),
+		chromedp.Evaluate(`document.getElementById("player").currentTime`, &at),
+	)
+	if at < start-0.05 || at > start+5 {
+		t.Fatalf("after clicking the words of the line at %.2fs the player is at %.2fs", start, at)
+	}
 
 	// Webhooks: transcript_ready and analysis_ready arrived; resend the
 	// first and the receiver gets it again under the same webhook-id.

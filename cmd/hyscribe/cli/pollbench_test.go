@@ -73,7 +73,7 @@ func benchPoll(b *testing.B, dbURL string) {
 	}
 	raw := []string{first}
 	for len(raw) < keys {
-		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID)
+		k, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, acct.ID, domain.RoleOwner)
 		if err != nil {
 			b.Fatal(err)
 		}

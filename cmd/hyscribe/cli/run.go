@@ -358,20 +358,20 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if err := domain.ValidRetentionDays(days); setDays && err != nil {
 			return err // before anything else changes
 		}
-		a, err := app.NewUpdateAccount(store).Handle(ctx, domain.AccountID(*id), c)
+		a, err := app.NewUpdateAccount(store).Handle(ctx, domain.AccountID(*id), domain.RoleOwner, c)
 		if err != nil {
 			return err
 		}
 		out := accountJSON(a)
 		if *generate {
-			secret, err := app.NewGenerateWebhookSecret(store).Handle(ctx, a.ID)
+			secret, err := app.NewGenerateWebhookSecret(store).Handle(ctx, a.ID, domain.RoleOwner)
 			if err != nil {
 				return err
 			}
 			out["webhookSecret"], out["webhookSecretSet"] = secret, true // shown this once
 		}
 		if setDays {
-			if err := app.NewSetRetention(store).Handle(ctx, a.ID, days); err != nil {
+			if err := app.NewSetRetention(store).Handle(ctx, a.ID, domain.RoleOwner, days); err != nil {
 				return err
 			}
 			out["retentionDays"] = days
@@ -384,7 +384,7 @@ func accountCmd(ctx context.Context, cfg Config, args []string, stdout, stderr i
 		if _, err := store.GetAccount(ctx, domain.AccountID(*id)); err != nil {
 			return fmt.Errorf("account %q: %w", *id, err)
 		}
-		raw, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, domain.AccountID(*id))
+		raw, _, err := app.NewCreateAPIKey(store, ports.SystemClock{}).Handle(ctx, domain.AccountID(*id), domain.RoleOwner)
 		if err != nil {
 			return err
 		}
@@ -456,13 +456,13 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 	acct := domain.AccountID(*account)
 	switch sub {
 	case "create":
-		c, err := app.NewCreateChecklist(store, store, ports.SystemClock{}).Handle(ctx, acct, def)
+		c, err := app.NewCreateChecklist(store, store, ports.SystemClock{}).Handle(ctx, acct, domain.RoleOwner, def)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]string{"checklistId": c.ID}) // the exact output of docs/architecture.md, Operating contract
 	case "update":
-		c, err := app.NewUpdateChecklist(store, ports.SystemClock{}).Handle(ctx, acct, *id, def)
+		c, err := app.NewUpdateChecklist(store, ports.SystemClock{}).Handle(ctx, acct, domain.RoleOwner, *id, def)
 		if err != nil {
 			return err
 		}
@@ -479,13 +479,13 @@ func checklistCmd(ctx context.Context, cfg Config, args []string, stdout, stderr
 		}
 		return writeJSON(stdout, out)
 	case "show":
-		c, err := app.NewShowChecklist(store).Handle(ctx, acct, *id, *version)
+		c, err := app.NewShowChecklist(store).Handle(ctx, acct, domain.RoleOwner, *id, *version)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, checklistJSON(c))
 	case "archive":
-		if err := app.NewArchiveChecklist(store).Handle(ctx, acct, *id); err != nil {
+		if err := app.NewArchiveChecklist(store).Handle(ctx, acct, domain.RoleOwner, *id); err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]any{"checklistId": *id, "archived": true})

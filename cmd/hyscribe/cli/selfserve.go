@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyscribe/hyscribe/adapters/web"
 	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -50,7 +51,7 @@ func userResetLink(ctx context.Context, cfg Config, args []string, stdout, stder
 	}
 	defer store.Close()
 	clock := ports.SystemClock{}
-	u, token, invited, err := app.NewResetLink(store, store, clock).Handle(ctx, "", *email)
+	u, token, invited, err := app.NewResetLink(store, store, clock).Handle(ctx, "", domain.RoleOwner, *email)
 	if err != nil {
 		return fmt.Errorf("user reset-link: %s: %w", *email, err)
 	}

@@ -268,7 +268,7 @@ func TestTrialSecondsComeOnceTheAddressIsConfirmed(t *testing.T) {
 		t.Helper()
 		c := browserless(t)
 		page := body(t, get(t, c, r.base+"/app/signup"))
-		if !strings.Contains(page, "20:00") {
+		if !strings.Contains(page, "20 ր 00 վ") {
 			t.Errorf("the sign-up page does not announce the trial: %.300s", page)
 		}
 		res := postForm(t, c, r.base+"/app/signup", url.Values{"_csrf": {csrfOf(t, page)}, "org": {org}, "email": {email}, "password": {rigPassword}})
@@ -312,7 +312,7 @@ func TestTrialSecondsComeOnceTheAddressIsConfirmed(t *testing.T) {
 	}
 	confirm := link(1)
 	res := get(t, browserless(t), confirm)
-	if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, "20:00") {
+	if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, "20 ր 00 վ") {
 		t.Errorf("the confirmation link answered %d %.300s", res.StatusCode, b)
 	}
 	if _, after := account("Farm One"); after != 1_200_000 {

@@ -30,7 +30,7 @@ func userCmd(ctx context.Context, cfg Config, args []string, stdout, stderr io.W
 	fs.SetOutput(stderr)
 	account := fs.String("account", "", "account ID")
 	email := fs.String("email", "", "the person's email address")
-	role := fs.String("role", string(domain.RoleMember), "owner or member")
+	role := fs.String("role", string(domain.RoleMember), "owner, analyst (QA analyst) or member")
 	pwFile := fs.String("password-file", "", "file whose first line is the password (create)")
 	create := createStoreFlag(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
