@@ -36,7 +36,7 @@ func newScoredCalls(t *testing.T) scoredCalls {
 	ck, csrf, acct := s.signUp("qa@example.am")
 	ck["hyscribe_lang"] = "en"
 	ctx := context.Background()
-	cl, err := s.uc.Commands.CreateChecklist.Handle(ctx, acct, []byte(`{"name":"Sales","questions":[
+	cl, err := s.uc.Commands.CreateChecklist.Handle(ctx, acct, domain.RoleOwner, []byte(`{"name":"Sales","questions":[
 		{"id":"greet","text":"Did the agent greet?","role":"agent","expect":["բարև"]},
 		{"id":"name","text":"Did the agent give their name?","role":"agent","expect":["անունս"]}]}`))
 	if err != nil {
@@ -308,7 +308,7 @@ func TestAnalyticsCountsAReanalysedCallOnItsOwnDay(t *testing.T) {
 	ck, _, acct := s.signUp("day@example.am")
 	ck["hyscribe_lang"] = "en"
 	ctx := context.Background()
-	cl, err := s.uc.Commands.CreateChecklist.Handle(ctx, acct, []byte(`{"name":"Sales","questions":[{"id":"greet","text":"Greeted?","expect":["բարև"]}]}`))
+	cl, err := s.uc.Commands.CreateChecklist.Handle(ctx, acct, domain.RoleOwner, []byte(`{"name":"Sales","questions":[{"id":"greet","text":"Greeted?","expect":["բարև"]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
