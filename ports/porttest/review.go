@@ -89,7 +89,9 @@ var reviewTests = []subtest{
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
 		for range 8 {
-			wg.Go(func() { errs <- s.ReviewAnalysis(ctxOf(t), a.DocID, reviewWith(t, a, in, reviewerAt(t0.Add(time.Hour)), nil)) })
+			wg.Go(func() {
+				errs <- s.ReviewAnalysis(ctxOf(t), a.DocID, reviewWith(t, a, in, reviewerAt(t0.Add(time.Hour)), nil))
+			})
 		}
 		wg.Wait()
 		close(errs)
