@@ -59,7 +59,7 @@ var Pipeline = []Stage{
 	{StageEnrich, []string{domain.TopicTranscriptRecognized}, GiveUpFailJob},
 	{StageNotify, []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady, domain.TopicAnalysisReviewed}, GiveUpKeepJob},
 	{StageAnalyze, []string{domain.TopicTranscriptReady}, GiveUpFailAnalysis},
-	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted}, GiveUpNever},
+	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted, domain.TopicAnalysisReviewed}, GiveUpNever},
 }
 
 // StageNames are the names of Pipeline, in order.

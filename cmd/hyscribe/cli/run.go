@@ -64,6 +64,7 @@ usage:
   hyscribe user reset-link --email E
                           prints a one-time password reset link to /app/reset/… (valid 24 hours)
   hyscribe report checklist --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
+  hyscribe report reviews   --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
                           [--tz Z] [--json]  (ClickHouse analytics; needs CLICKHOUSE_DSN)
                           --to is exclusive: the days from --from up to but not including --to,
                           midnight to midnight in --tz (default UTC); --from 2026-11-01
