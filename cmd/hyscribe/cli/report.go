@@ -98,7 +98,7 @@ func printReport(w io.Writer, rep domain.ChecklistReport) error {
 func printReviewReport(w io.Writer, rep domain.ReviewReport) error {
 	fmt.Fprintf(w, "reviews of checklist %s of account %s, %s to %s (exclusive)\n", rep.ChecklistID, rep.AccountID,
 		rep.From.Format(time.DateOnly), rep.To.Format(time.DateOnly))
-	fmt.Fprintf(w, "%d calls reviewed: machine score %.2f, reviewed score %.2f\n\n", rep.Reviewed, rep.MachineScore, rep.ReviewedScore)
+	fmt.Fprintf(w, "reviewed calls: %d (machine score %.2f, reviewed score %.2f)\n\n", rep.Reviewed, rep.MachineScore, rep.ReviewedScore)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "question\treviewed\tagreed\tagreement\toverridden\tmachine pass\treviewed pass\tmachine score\treviewed score\ttext")
 	for _, q := range rep.Questions {
