@@ -47,7 +47,7 @@ func TestReviewsReportMachineAgainstReviewed(t *testing.T) {
 	ctx := context.Background()
 	a1 := analysisEvent("doc-1", "acc", "ck", t0, "yes", "no")
 	a2 := analysisEvent("doc-2", "acc", "ck", t0.Add(time.Hour), "no", "no")
-	r1 := reviewEvent(t, a1, 1, t0.Add(2*time.Hour), "q1") // q1 was yes already: accepted; q2 stays no
+	r1 := reviewEvent(t, a1, 1, t0.Add(2*time.Hour), "q1")  // q1 was yes already: accepted; q2 stays no
 	r1b := reviewEvent(t, a1, 2, t0.Add(3*time.Hour), "q2") // corrected: q2 overridden to yes
 	r2 := reviewEvent(t, a2, 1, t0.Add(2*time.Hour), "q1")  // q1 overridden to yes
 	if err := s.Write(ctx, []domain.Event{a1, a2, r1, r2, r1}); err != nil {

@@ -218,7 +218,7 @@ type recordingData struct {
 	FormComment string
 	// Answers lists the answer set a reviewer picks from.
 	Answers []string
-	Speeds       []string // playback rates offered beside the player
+	Speeds  []string // playback rates offered beside the player
 }
 
 type questionRow struct {
