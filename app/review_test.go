@@ -127,3 +127,50 @@ func TestReviewRules(t *testing.T) {
 		t.Fatalf("a refused review was saved: %v", err)
 	}
 }
+
+// TestReanalysisMakesTheReviewStale: a call analysed again after its
+// review keeps the review (who, when, the comment) but it no longer counts:
+// the page's score is the machine's new one, and the next review is the
+// next revision with an event of its own.
+func TestReanalysisMakesTheReviewStale(t *testing.T) {
+	w, p, doc := reviewedWorld(t)
+	s := w.store
+	review := app.NewReviewCall(s, s, s, s, w.clock)
+	get := app.NewGetRecording(s, s, s, s, s, s)
+	owner := domain.User{ID: "u-ani", AccountID: p.Account.ID, Email: "ani@example.com", Role: domain.RoleOwner}
+	in := domain.ReviewInput{Choices: map[string]domain.ReviewChoice{"bye": {Answer: domain.AnswerYes, Reason: "said it"}}}
+	if _, _, err := review.Handle(w.ctx, p.Account.ID, owner, doc, in); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.AnalysisByDoc(w.ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Add(60e9)
+	again := a
+	again.CreatedAt = w.clock.Now()
+	if err := s.ReplaceAnalysis(w.ctx, again, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := get.Handle(w.ctx, p.Account.ID, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Review == nil || !rec.Review.Stale || rec.Review.Reviewer != "ani@example.com" || rec.Reviewed != nil || rec.ReviewedScore != (domain.Score{}) {
+		t.Fatalf("after re-analysis: review %+v, reviewed %v, reviewed score %+v; want the review kept, stale, not counted", rec.Review, rec.Reviewed, rec.ReviewedScore)
+	}
+	// The same answers again are a new review of the new results.
+	r, changed, err := review.Handle(w.ctx, p.Account.ID, owner, doc, in)
+	if err != nil || !changed || r.Revision != 2 {
+		t.Fatalf("reviewing again: revision %d, changed %v, %v", r.Revision, changed, err)
+	}
+	var ids []string
+	for _, ev := range w.drain() {
+		if ev.Topic == domain.TopicAnalysisReviewed {
+			ids = append(ids, ev.ID)
+		}
+	}
+	if strings.Join(ids, " ") != domain.AnalysisReviewedEventID(doc, 1)+" "+domain.AnalysisReviewedEventID(doc, 2) {
+		t.Fatalf("review events %v; want revisions 1 and 2", ids)
+	}
+}
