@@ -9,7 +9,7 @@ var reviewMessages = map[string][2]string{
 	"review.reviewed":   {"Վերանայված պատասխան", "Reviewed answer"},
 	"review.yours":      {"Ձեր պատասխանը", "Your answer"},
 	"review.reason":     {"Պատճառ", "Reason"},
-	"review.reason.ph":  {"Պարտադիր է, եթե փոխում եք պատասխանը", "Required when you change the answer"},
+	"review.reason.ph":  {"Պարտադիր է փոխելիս", "Required for a change"},
 	"review.comment":    {"Մեկնաբանություն զանգի մասին", "Comment on the call"},
 	"review.submit":     {"Նշել որպես վերանայված", "Mark reviewed"},
 	"review.by":         {"Վերանայել է %s, %s", "Reviewed by %s on %s"},
