@@ -57,6 +57,8 @@ type Commands struct {
 	ResendDelivery *ResendDelivery
 	NameSpeakers   *NameSpeakers
 	SendTestEvent  *SendTestEvent
+	// ReviewCall records a person's review of a call's analysis (issue 36).
+	ReviewCall *ReviewCall
 	// Reanalyze analyses a call again when people give its speakers other
 	// roles (optional: the analysis stays as it was).
 	Reanalyze *AnalyzeTranscript

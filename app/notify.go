@@ -57,13 +57,16 @@ func NewDeliverEvents(jobs ports.JobAccountReader, accounts ports.AccountStore, 
 }
 
 // Handle reacts to hyscribe.transcript.ready.v1, to failures on
-// hyscribe.job.status.v1 and to hyscribe.analysis.ready.v1. A repeated event
+// hyscribe.job.status.v1, to hyscribe.analysis.ready.v1 and to
+// hyscribe.analysis.reviewed.v1. A repeated event
 // is recognised by its ID and delivers nothing.
 func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 	var failed bool
 	switch ev.Topic {
 	case domain.TopicAnalysisReady:
 		return uc.handleAnalysis(ctx, ev)
+	case domain.TopicAnalysisReviewed:
+		return uc.handleReview(ctx, ev)
 	case domain.TopicTranscriptReady:
 	case domain.TopicJobStatus:
 		var st domain.JobStatusData
@@ -150,6 +153,40 @@ func (uc *DeliverEvents) handleAnalysis(ctx context.Context, ev domain.Event) er
 	first, err := uc.deliveries.BeginDelivery(ctx, d)
 	if err != nil {
 		return fmt.Errorf("notify analysis: %w", err)
+	}
+	if first {
+		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
+	}
+	return nil
+}
+
+// handleReview delivers analysis_reviewed to the account's analysis
+// receiver, as analysis_ready goes: one delivery per review revision
+// (the event's ID), recorded and resendable like any other.
+func (uc *DeliverEvents) handleReview(ctx context.Context, ev domain.Event) error {
+	var data domain.AnalysisReviewedData
+	if err := ev.DecodeData(&data); err != nil {
+		return domain.Permanent(err)
+	}
+	acct, err := uc.accounts.GetAccount(ctx, ev.AccountID)
+	if err != nil {
+		return ignoreMissing(err, "notify review")
+	}
+	url := acct.ReceiverFor(domain.EventAnalysisReviewed)
+	if url == "" {
+		return nil
+	}
+	body, err := json.Marshal(domain.NewAnalysisReviewed(ev.DocID, data, acct.WebhookSecret, uc.publicURL))
+	if err != nil {
+		return domain.Permanent(fmt.Errorf("notify: encode review payload: %w", err))
+	}
+	d := domain.Delivery{
+		ID: NewID(), EventID: ev.ID, DocID: ev.DocID, AccountID: acct.ID, EventType: domain.EventAnalysisReviewed,
+		URL: url, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
+	}
+	first, err := uc.deliveries.BeginDelivery(ctx, d)
+	if err != nil {
+		return fmt.Errorf("notify review: %w", err)
 	}
 	if first {
 		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)

@@ -57,9 +57,9 @@ var Pipeline = []Stage{
 	{StageProcess, []string{domain.TopicAudioUploaded}, GiveUpFailJob},
 	{StageTranscribe, []string{domain.TopicAudioProcessed}, GiveUpFailJob},
 	{StageEnrich, []string{domain.TopicTranscriptRecognized}, GiveUpFailJob},
-	{StageNotify, []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady}, GiveUpKeepJob},
+	{StageNotify, []string{domain.TopicTranscriptReady, domain.TopicJobStatus, domain.TopicAnalysisReady, domain.TopicAnalysisReviewed}, GiveUpKeepJob},
 	{StageAnalyze, []string{domain.TopicTranscriptReady}, GiveUpFailAnalysis},
-	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted}, GiveUpNever},
+	{StageAnalytics, []string{domain.TopicAnalysisReady, domain.TopicJobStatus, domain.TopicJobDeleted, domain.TopicAnalysisReviewed}, GiveUpNever},
 }
 
 // StageNames are the names of Pipeline, in order.

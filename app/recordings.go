@@ -80,8 +80,16 @@ type Recording struct {
 	// Order is the analysed checklist version's question ids in the order
 	// its author wrote them; empty when that version is gone.
 	Order []string
-	// Score is the call's checklist total (with an analysis).
+	// Score is the call's checklist total (with an analysis), as the
+	// machine answered.
 	Score domain.Score
+	// Review is the call's latest review (nil when none; Stale when the
+	// call was analysed again since). Reviewed is the analysis as a
+	// current review answers it and ReviewedScore its total (the same rule
+	// as Score: domain.ScoreOf); nil without a current review.
+	Review        *domain.Review
+	Reviewed      *domain.Analysis
+	ReviewedScore domain.Score
 	// Roles say who the call's speakers are (domain.Job.SpeakerRoles);
 	// AgentChannel is the account's setting they were read with.
 	Roles        map[string]domain.SpeakerName
@@ -92,19 +100,21 @@ type Recording struct {
 type GetRecording struct {
 	jobs       ports.JobStore
 	analyses   ports.AnalysisStore
+	reviews    ports.ReviewStore
 	deliveries ports.DeliveryStore
 	accounts   ports.AccountStore
 	checklists ports.ChecklistStore
 }
 
 // NewGetRecording builds the use case.
-func NewGetRecording(jobs ports.JobStore, analyses ports.AnalysisStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetRecording {
+func NewGetRecording(jobs ports.JobStore, analyses ports.AnalysisStore, reviews ports.ReviewStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetRecording {
 	need("jobs", jobs)
 	need("analyses", analyses)
+	need("reviews", reviews)
 	need("deliveries", deliveries)
 	need("accounts", accounts)
 	need("checklists", checklists)
-	return &GetRecording{jobs: jobs, analyses: analyses, deliveries: deliveries, accounts: accounts, checklists: checklists}
+	return &GetRecording{jobs: jobs, analyses: analyses, reviews: reviews, deliveries: deliveries, accounts: accounts, checklists: checklists}
 }
 
 // Handle runs the use case (GetRecording).
@@ -128,6 +138,9 @@ func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, do
 			weights = domain.ChecklistWeights(c)
 		}
 		r.Score = domain.ScoreOf(a, weights)
+		if err := uc.review(ctx, &r, a, weights); err != nil {
+			return Recording{}, err
+		}
 	} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return Recording{}, fmt.Errorf("recording analysis: %w", err)
 	}
@@ -135,6 +148,23 @@ func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, do
 		return Recording{}, fmt.Errorf("recording deliveries: %w", err)
 	}
 	return r, nil
+}
+
+// review adds the call's review to r.
+func (uc *GetRecording) review(ctx context.Context, r *Recording, a domain.Analysis, weights map[string]float64) error {
+	rv, err := uc.reviews.ReviewOf(ctx, a.DocID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("recording review: %w", err)
+	}
+	r.Review = &rv
+	if rv.Current(a) {
+		reviewed := a.Reviewed(rv)
+		r.Reviewed, r.ReviewedScore = &reviewed, domain.ScoreOf(reviewed, weights)
+	}
+	return nil
 }
 
 // RecordingStatuses returns the current status of each of the account's jobs named

@@ -70,6 +70,7 @@ func NewWebApplication(p WebPorts) Application {
 			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock, limit),
 			NameSpeakers:   NewNameSpeakers(st, limit),
 			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
+			ReviewCall:     NewReviewCall(st, st, st, st, clock),
 		},
 		Queries: Queries{
 			ResolveSession:   NewResolveSession(st, st, st, clock),
@@ -83,7 +84,7 @@ func NewWebApplication(p WebPorts) Application {
 			Usage:          NewUsage(st, clock),
 
 			ListRecordings:    NewListRecordings(st, st),
-			GetRecording:      NewGetRecording(st, st, st, st, st),
+			GetRecording:      NewGetRecording(st, st, st, st, st, st),
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),
 			ExportRecording:   NewExportRecording(st),

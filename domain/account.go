@@ -90,10 +90,11 @@ func (a *Account) AnalysisReceiver() string {
 	return a.WebhookURL
 }
 
-// ReceiverFor is where an event of eventType goes now: analysis_ready to
-// the analysis receiver, the others to webhookURL. Empty: the account polls.
+// ReceiverFor is where an event of eventType goes now: analysis_ready and
+// analysis_reviewed to the analysis receiver, the others to webhookURL.
+// Empty: the account polls.
 func (a *Account) ReceiverFor(eventType string) string {
-	if eventType == EventAnalysisReady {
+	if eventType == EventAnalysisReady || eventType == EventAnalysisReviewed {
 		return a.AnalysisReceiver()
 	}
 	return a.WebhookURL

@@ -19,7 +19,7 @@ type Delivery struct {
 	EventID     string // the pipeline event that caused it; one delivery per event
 	DocID       DocID
 	AccountID   AccountID
-	EventType   string // transcript_ready, analysis_ready, transcript_failed
+	EventType   string // transcript_ready, analysis_ready, analysis_reviewed, transcript_failed
 	URL         string
 	Payload     []byte
 	Status      string

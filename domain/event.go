@@ -22,7 +22,7 @@ const (
 var Topics = []string{
 	TopicAudioUploaded, TopicAudioProcessed, TopicTranscriptRecognized,
 	TopicTranscriptReady, TopicAnalysisReady, TopicJobStatus,
-	TopicJobDeleted,
+	TopicJobDeleted, TopicAnalysisReviewed,
 }
 
 // DLQ names the dead-letter topic of topic.

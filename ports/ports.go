@@ -100,6 +100,7 @@ type Stores interface {
 	DeliveryStore
 	DeliveryLeases
 	AnalysisStore
+	ReviewStore
 	JobLister
 	UserStore
 	SessionStore

@@ -11,7 +11,8 @@ import (
 type AnalysisReplacer interface {
 	// ReplaceAnalysis overwrites the stored analysis whose ID is a.ID (of
 	// job a.DocID) with a, and saves events (the outbox), in one
-	// transaction. domain.ErrNotFound, saving nothing, when there is no
+	// transaction. The call's review, if any, is kept and becomes stale
+	// (ReviewStore.ReviewOf). domain.ErrNotFound, saving nothing, when there is no
 	// such analysis or its job was deleted.
 	ReplaceAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error
 }

@@ -160,16 +160,18 @@ func splitMs(t time.Time) (time.Time, uint16) {
 	return t.Truncate(time.Second), uint16(t.Nanosecond() / int(time.Millisecond))
 }
 
-// Write stores a batch of analysis.ready and job.status events (others are
-// ignored) with one INSERT per table. A repeated event writes rows with the
+// Write stores a batch of analysis.ready, analysis.reviewed and job.status
+// events (others are ignored) with one INSERT per table. A repeated event writes rows with the
 // same keys, which FINAL (and background merges) collapse to one. A
 // job.deleted event drops every row of its job (see deletion.go).
 func (s *Store) Write(ctx context.Context, events []domain.Event) error {
-	var results, analyses, statuses, deleted []domain.Event
+	var results, analyses, reviews, statuses, deleted []domain.Event
 	for _, ev := range events {
 		switch ev.Topic {
 		case domain.TopicAnalysisReady:
 			analyses = append(analyses, ev)
+		case domain.TopicAnalysisReviewed:
+			reviews = append(reviews, ev)
 		case domain.TopicJobStatus:
 			statuses = append(statuses, ev)
 		case domain.TopicJobDeleted:
@@ -183,9 +185,17 @@ func (s *Store) Write(ctx context.Context, events []domain.Event) error {
 	if statuses, err = s.withoutDeleted(ctx, statuses, deleted); err != nil {
 		return err
 	}
+	if reviews, err = s.withoutDeleted(ctx, reviews, deleted); err != nil {
+		return err
+	}
 	results = analyses
 	if len(results) > 0 {
 		if err := s.writeAnalyses(ctx, results); err != nil {
+			return err
+		}
+	}
+	if len(reviews) > 0 {
+		if err := s.writeReviews(ctx, reviews); err != nil {
 			return err
 		}
 	}

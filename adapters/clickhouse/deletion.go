@@ -8,7 +8,7 @@ import (
 )
 
 // docTables are the tables holding rows of a job, each with a doc_id column.
-var docTables = []string{"checklist_results", "analyses", "job_status_events"}
+var docTables = []string{"checklist_results", "analyses", "job_status_events", "review_results", "reviews"}
 
 // withoutDeleted drops the events of jobs deleted before (deleted_docs) or
 // in this batch (deleting), so a redelivered event never brings back rows

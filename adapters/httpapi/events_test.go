@@ -47,6 +47,7 @@ func TestEveryEventMatchesTheDocument(t *testing.T) {
 				ChecklistID: "ck-1", ChecklistVersion: 2, ChecklistName: "Զանգի որակ", Results: results, Metadata: call.Metadata, AnalysedAt: now}, "s3cret", link),
 			domain.NewAnalysisReady(single.ID, domain.AnalysisReadyData{AnalysisID: "an-2", Status: domain.AnalysisOK, AnalysedAt: now}, "s3cret", link),
 		},
+		domain.EventAnalysisReviewed: reviewedBodies(t, call, now, link),
 		domain.EventTest: {
 			domain.TestPayload{EventType: domain.EventTest, Secret: "s3cret", AccountID: "acct",
 				Message: "hyscribe test event: your receiver is reachable", SentAt: now.Format(domain.TimeFormat)},
@@ -78,4 +79,37 @@ func TestEveryEventMatchesTheDocument(t *testing.T) {
 	if !slices.Equal(documented, built) {
 		t.Errorf("webhooks documented %v, events checked %v: every event the service sends is checked here", documented, built)
 	}
+}
+
+// reviewedBodies are analysis_reviewed bodies (issue 36): a review that
+// overrides one answer with a reason and accepts the others, with a
+// comment, and one of a call without metadata whose checklist version is
+// gone (no weights).
+func reviewedBodies(t *testing.T, call domain.Job, now time.Time, link string) []any {
+	t.Helper()
+	speaker, start := "Խոսնակ 1", 0.4
+	a := domain.Analysis{ID: "an-1", DocID: call.ID, AccountID: call.AccountID, ChecklistID: "ck-1", ChecklistVersion: 2, ChecklistName: "Զանգի որակ",
+		Status: domain.AnalysisOK, CreatedAt: now, Results: map[string]domain.QuestionResult{
+			"greet": {Question: "Ողջունե՞ց", Answer: "yes", Score: 0.93, Evidence: []domain.Evidence{{Speaker: &speaker, Text: "Բարև Ձեզ", Start: &start}}},
+			"close": {Question: "Հրաժեշտ տվե՞ց", Answer: "no", Score: 0, Evidence: []domain.Evidence{}},
+		}}
+	var out []any
+	for _, in := range []domain.ReviewInput{
+		{Choices: map[string]domain.ReviewChoice{"close": {Answer: "yes", Reason: "Ասաց «ցտեսություն» 0:41-ին"}}, Comment: "Լավ զանգ"},
+		{},
+	} {
+		r, _, err := domain.NewReview(a, nil, in, domain.Reviewer{ID: "u-1", Email: "ani@example.am"}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, meta := range []json.RawMessage{call.Metadata, nil} {
+			ev := domain.NewAnalysisReviewedEvent(a, r, nil, meta)
+			var d domain.AnalysisReviewedData
+			if err := ev.DecodeData(&d); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, domain.NewAnalysisReviewed(call.ID, d, "s3cret", link))
+		}
+	}
+	return out
 }

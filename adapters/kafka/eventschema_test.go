@@ -62,6 +62,13 @@ func lifecycleEvents(t *testing.T) []domain.Event {
 	}, now)
 	out = append(out, domain.NewAnalysisReadyEvent(ok, *call, domain.ChecklistWeights(c), now))
 	out = append(out, domain.NewAnalysisReadyEvent(domain.FailedAnalysis("an-2", *call, c.Name, "the model did not answer", now), *call, nil, now))
+	// A review (issue 36) overriding one answer with a reason, accepting the other.
+	rv, _, err := domain.NewReview(ok, nil, domain.ReviewInput{Choices: map[string]domain.ReviewChoice{"close": {Answer: "yes", Reason: "ցտեսություն at 0:41"}},
+		Comment: "Լավ զանգ"}, domain.Reviewer{ID: "u-1", Email: "ani@example.com"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, domain.NewAnalysisReviewedEvent(ok, rv, domain.ChecklistWeights(c), call.Metadata))
 	return out
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // ReplaceAnalysis overwrites the job's analysis a.ID with a and saves its
-// events in one transaction (ports.AnalysisReplacer).
+// events in one transaction (ports.AnalysisReplacer); the call's review
+// goes stale.
 func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
 	row, err := sqlstore.AnalysisRow(a)
 	if err != nil {
@@ -20,9 +21,8 @@ func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events [
 	if err := domain.ValidateEvents(events); err != nil {
 		return fmt.Errorf("postgres.ReplaceAnalysis: %w", err)
 	}
-	n := len(sqlstore.AnalysisCols)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, sqlstore.Postgres.Update("analyses", sqlstore.AnalysisCols)+fmt.Sprintf(" AND doc_id = $%d", n+1),
+		tag, err := tx.Exec(ctx, sqlstore.Postgres.ReplaceAnalysisSQL(),
 			append(sqlstore.KeyLast(row), string(a.DocID))...)
 		if err != nil {
 			return translate(err)

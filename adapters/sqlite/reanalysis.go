@@ -10,7 +10,8 @@ import (
 )
 
 // ReplaceAnalysis overwrites the job's analysis a.ID with a and saves its
-// events in one transaction (ports.AnalysisReplacer).
+// events in one transaction (ports.AnalysisReplacer); the call's review
+// goes stale.
 func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events []domain.Event) error {
 	row, err := sqlstore.AnalysisRow(a)
 	if err != nil {
@@ -20,7 +21,7 @@ func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events [
 		return fmt.Errorf("sqlite.ReplaceAnalysis: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, sqlstore.SQLite.Update("analyses", sqlstore.AnalysisCols)+" AND doc_id = ?",
+		res, err := tx.ExecContext(ctx, sqlstore.SQLite.ReplaceAnalysisSQL(),
 			append(sqlstore.KeyLast(row), string(a.DocID))...)
 		if err != nil {
 			return translate(err)

@@ -213,12 +213,24 @@ type recordingData struct {
 	Owner bool
 	// NameSpeakers shows the speakers' form (domain.Role.MayNameSpeakers).
 	NameSpeakers bool
-	Speeds       []string // playback rates offered beside the player
+	// MayReview shows the review form (domain.Role.MayReview); FormComment
+	// is the comment it starts with (review.go).
+	MayReview   bool
+	FormComment string
+	// Answers lists the answer set a reviewer picks from.
+	Answers []string
+	Speeds  []string // playback rates offered beside the player
 }
 
 type questionRow struct {
 	ID string
 	domain.QuestionResult
+	// Reviewed is the current review's answer (nil without one) and
+	// ReviewedScore its score; FormAnswer and FormReason what the review
+	// form starts with (review.go).
+	Reviewed               *domain.ReviewedAnswer
+	ReviewedScore          float64
+	FormAnswer, FormReason string
 }
 
 func (w *Web) recording(c *fiber.Ctx) error {
@@ -260,10 +272,13 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 		vw.Path = Prefix + "/recordings/" + url.PathEscape(string(doc))
 	}
 	d := recordingData{Recording: rec, Turns: rec.Job.Segments, Duration: rec.Job.Duration(), Resent: c.Query("resent"), Saved: c.Query("saved"),
-		Owner: v.User.Role == domain.RoleOwner, NameSpeakers: v.User.Role.MayNameSpeakers(), AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
+		Owner: v.User.Role == domain.RoleOwner, NameSpeakers: v.User.Role.MayNameSpeakers(), MayReview: v.User.Role.MayReview(),
+		Answers: []string{domain.AnswerYes, domain.AnswerNo, domain.AnswerUnclear}, AudioURL: Prefix + "/recordings/" + url.PathEscape(string(rec.Job.ID)) + "/audio",
 		Speeds: []string{"0.75", "1", "1.25", "1.5", "2"}}
 	if rec.Analysis != nil {
 		d.Results = orderedResults(rec.Analysis, rec.Order)
+		form, _ := c.Locals(reviewFormKey).(url.Values)
+		reviewRows(d.Results, &d, form)
 	}
 	for i := range d.Deliveries {
 		d.Deliveries[i].URL = receiverShown(d.Deliveries[i].URL, d.Owner)

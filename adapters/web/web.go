@@ -225,6 +225,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/settings/retention", w.saveRetention)
 	r.Post("/settings/calls", w.saveCalls)
 	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
+	r.Post("/recordings/:docId/review", w.review)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)
 	r.Post("/settings/keys", w.createKey)

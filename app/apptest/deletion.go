@@ -45,6 +45,7 @@ func (s *Store) DeleteJob(_ context.Context, id domain.DocID, fn func(*domain.Jo
 	s.tombstones[id] = tomb
 	delete(s.jobs, id)
 	delete(s.analyses, id)
+	delete(s.reviews, id)
 	delete(s.pieces, id)
 	kept := s.deliveries[:0]
 	for _, d := range s.deliveries {

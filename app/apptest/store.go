@@ -53,6 +53,8 @@ type Store struct {
 	retention  map[domain.AccountID]int
 	// pieces are the recognitions kept per job and piece (pieces.go).
 	pieces map[domain.DocID]map[string]domain.Recognition
+	// reviews are the calls' latest reviews (review.go); nil until first used.
+	reviews map[domain.DocID]domain.Review
 }
 
 type rateKey struct {
@@ -426,6 +428,10 @@ func (s *Store) ReplaceAnalysis(_ context.Context, a domain.Analysis, events []d
 		return fmt.Errorf("apptest.ReplaceAnalysis: no analysis %s of %s: %w", a.ID, a.DocID, domain.ErrNotFound)
 	}
 	s.analyses[a.DocID] = copyAnalysis(a)
+	if r, ok := s.reviews[a.DocID]; ok {
+		r.Stale = true
+		s.reviews[a.DocID] = r
+	}
 	s.appendOutbox(events)
 	return nil
 }

@@ -75,6 +75,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
 		{"QA", qaTests},
+		{"Reviews", reviewTests},
 		{"RecognizedPieces", pieceTests},
 	}
 	for _, g := range groups {

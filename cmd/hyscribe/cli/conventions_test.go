@@ -59,6 +59,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"user", "invite", "-h"}, "hyscribe user invite"},
 		{[]string{"report", "checklist", "--help"}, "hyscribe report checklist"},
 		{[]string{"report", "checklist", "-h"}, "--to is exclusive: the days from --from up to but not including --to"},
+		{[]string{"report", "reviews", "-h"}, "agreement per question, machine and reviewed scores"},
 		{[]string{"job", "show", "--help"}, "hyscribe job show --doc"},
 		{[]string{"version", "--help"}, "hyscribe version"},
 	} {

@@ -68,6 +68,9 @@ usage:
                           --to is exclusive: the days from --from up to but not including --to,
                           midnight to midnight in --tz (default UTC); --from 2026-11-01
                           --to 2026-11-02 is the 1st alone; --to must be after --from
+  hyscribe report reviews --account ID --checklist C --from YYYY-MM-DD --to YYYY-MM-DD
+                          [--tz Z] [--json]  the machine against its reviewers (ClickHouse):
+                          agreement per question, machine and reviewed scores; days as above
   hyscribe job show --doc ID           a job's states with times, its events and webhook deliveries
   hyscribe version                     the version, commit and Go version (also --version)
   hyscribe probe URL                   GET URL (e.g. http://127.0.0.1:8080/readyz); exit 0 on 200, else 1
