@@ -24,7 +24,20 @@ var (
 	// waits and tries again without counting an attempt, so work backs up
 	// in the queue instead of every job failing at once.
 	ErrBackOff = errors.New("a shared dependency is down; backing off")
+	// ErrStoreDown is the service's own store out of reach: a restart, a
+	// failover, a network cut. It matches ErrUnavailable (the API answers
+	// 503) and ErrBackOff (a stage waits the outage out without counting an
+	// attempt, whatever its length), and its words never reach a job's
+	// error (CustomerReason). Adapters wrap the driver's error with it.
+	ErrStoreDown error = storeDown{}
 )
+
+type storeDown struct{}
+
+func (storeDown) Error() string { return "the store cannot be reached" }
+
+// Is makes errors.Is(err, ErrUnavailable) and errors.Is(err, ErrBackOff) hold.
+func (storeDown) Is(target error) bool { return target == ErrUnavailable || target == ErrBackOff }
 
 // ValidationError is bad input described for a person. errors.Is(err,
 // ErrValidation) holds for every ValidationError.
