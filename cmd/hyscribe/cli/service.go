@@ -53,6 +53,7 @@ type storeCloser interface {
 	ports.OutboxBacklog
 	ports.JobHistory
 	ports.AnalysisReplacer
+	ports.MailOutbox
 	Close() error
 }
 
@@ -217,7 +218,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if err != nil {
 		return nil, err
 	}
-	s.letters = s.newLetters(log)
+	letters, mailSender := s.newLetters(log, reg)
+	s.letters = letters
 	s.webhooks = observeSender(webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log}), reg)
 
 	workCtx, cancel := context.WithCancel(context.Background())
@@ -232,6 +234,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
+	if mailSender != nil {
+		s.goBackground(func() { _ = mailSender.Run(workCtx) })
+	}
 	s.watchOutbox(workCtx, reg, clock)
 
 	if roles&RoleWorker != 0 {
