@@ -191,6 +191,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if s.kafkaOpts, err = cfg.kafkaClientOpts(); err != nil {
 		return nil, err
 	}
+	own := s.ownClientID()
+	s.kafkaOpts = markOwnClients(s.kafkaOpts, own)
 	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log, ClientOpts: s.kafkaOpts}); err != nil {
 		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w%s", s.brokers, err, cfg.kafkaSecurityHint())
 	}
@@ -246,6 +248,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err = s.watchConsumers(workCtx, reg); err != nil {
 			return nil, err
 		}
+		s.goBackground(func() { s.watchStrangers(workCtx, own, stages) })
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
 		skipped := reg.Counter("hyscribe_sweeper_errors_total", "Stale jobs the sweeper could not handle and skipped (logged with their docId).")
