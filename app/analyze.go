@@ -129,7 +129,12 @@ func (uc *AnalyzeTranscript) save(ctx context.Context, j domain.Job, a domain.An
 }
 
 // AnalysisGiveUpReason is the failed analysis's reason when the stage gives up.
+// The store's errors are internal, whatever they wrap: its driver's words
+// name hosts, users and databases.
 func AnalysisGiveUpReason(err error) string {
+	if errors.Is(err, domain.ErrStoreDown) {
+		return "checklist analysis failed: internal error"
+	}
 	if domain.IsPermanent(err) || errors.Is(err, domain.ErrUnavailable) {
 		return "checklist analysis failed: " + err.Error()
 	}

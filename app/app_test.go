@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -202,8 +203,8 @@ func TestSpeechEngineFailures(t *testing.T) {
 		p := w.account(domain.PlanBusiness, 60)
 		res := w.newJob(p, `{"type":"single_voice"}`)
 		w.put(res.DocID, "MP3 3 1")
-		err := errors.New("speech recognition failed: speech engine unavailable after 4 attempts: 503")
-		reason := app.GiveUpReason("transcribe", errors.Join(domain.ErrUnavailable, err))
+		err := domain.SpeechFailed(fmt.Errorf("speech engine unavailable after 4 attempts: 503: %w", domain.ErrUnavailable))
+		reason := app.GiveUpReason("transcribe", fmt.Errorf("transcribe: %w", err))
 		if !strings.Contains(reason, "speech engine unavailable") {
 			t.Fatal(reason)
 		}

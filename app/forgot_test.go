@@ -28,7 +28,7 @@ func (m mailbox) Send(_ context.Context, mail ports.Mail) error {
 func TestForgotPasswordRenewsNoStrangersInvitation(t *testing.T) {
 	st := apptest.NewStore()
 	clock := ports.SystemClock{}
-	ctx := context.Background()
+	ctx := t.Context()
 	stranger, _, err := app.NewCreateAccount(st, clock).Handle(ctx, "Stranger Unlock Desk", domain.PlanBusiness, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,9 @@ func TestForgotPasswordRenewsNoStrangersInvitation(t *testing.T) {
 		t.Fatal(err)
 	}
 	box := make(mailbox, 4)
-	letters := app.NewLetters(box, noTeam{}, st, "https://hyscribe.example", nil)
+	sender := app.NewSendMail(apptest.NewMailOutbox(), box, clock, nil)
+	go func() { _ = sender.Run(ctx) }()
+	letters := app.NewLetters(sender, noTeam{}, st, "https://hyscribe.example", nil)
 	forgot := app.NewForgotPassword(st, st, app.NewRateLimit(st, clock), clock)
 	if err := forgot.Handle(ctx, letters, "victim@example.am", "10.0.0.1", "hy"); err != nil {
 		t.Fatal(err)

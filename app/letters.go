@@ -14,29 +14,31 @@ import (
 
 // Letters sends the service's e-mail: invitations, password reset links
 // and low-balance notices, each in its recipient's language (User.Lang, or
-// the language given for someone not yet known). Without a mailer every
-// method does nothing and Enabled is false: the web application then shows
-// links to copy by hand, as before.
+// the language given for someone not yet known). A letter goes into the
+// mail outbox (SendMail), so a mail relay that is down delays it instead
+// of losing it; a method returns once the letter is stored. Without a
+// sender every method does nothing and Enabled is false: the web
+// application then shows links to copy by hand, as before.
 type Letters struct {
-	mailer   ports.Mailer
+	mail     *SendMail
 	team     ports.TeamStore
 	accounts ports.AccountStore
 	base     string // the public URL the links start with
 	log      *slog.Logger
 }
 
-// NewLetters builds the use case; a nil mailer sends nothing.
-func NewLetters(mailer ports.Mailer, team ports.TeamStore, accounts ports.AccountStore, publicURL string, log *slog.Logger) *Letters {
+// NewLetters builds the use case; a nil sender sends nothing.
+func NewLetters(mail *SendMail, team ports.TeamStore, accounts ports.AccountStore, publicURL string, log *slog.Logger) *Letters {
 	need("team", team)
 	need("accounts", accounts)
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Letters{mailer: mailer, team: team, accounts: accounts, base: strings.TrimRight(publicURL, "/"), log: log}
+	return &Letters{mail: mail, team: team, accounts: accounts, base: strings.TrimRight(publicURL, "/"), log: log}
 }
 
 // Enabled reports whether e-mail is sent.
-func (l *Letters) Enabled() bool { return l != nil && l.mailer != nil }
+func (l *Letters) Enabled() bool { return l != nil && l.mail != nil }
 
 // InvitePath and ResetPath are the web application's pages of the one-time
 // links: accept an invitation, set a new password.
@@ -113,8 +115,8 @@ func (l *Letters) send(ctx context.Context, to, lang, kind string, args ...strin
 	// put on one line: it must not write lines of its own into the letter.
 	fill := strings.NewReplacer("{org}", domain.OneLine(args[0]), "{link}", args[1], "{left}", args[2])
 	m := ports.Mail{To: to, Subject: fill.Replace(t[0]), Text: fill.Replace(t[1]), Lang: lang}
-	if err := l.mailer.Send(ctx, m); err != nil {
-		l.log.Warn("e-mail not sent", "kind", kind, "err", err)
+	if err := l.mail.Enqueue(ctx, kind, m); err != nil {
+		l.log.Warn("e-mail not stored for sending", "kind", kind, "err", err)
 		return fmt.Errorf("e-mail %s: %w", kind, err)
 	}
 	return nil

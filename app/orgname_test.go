@@ -60,13 +60,17 @@ func (m *sentMail) Send(_ context.Context, mail ports.Mail) error {
 func TestLettersPutAStoredNameOnOneLine(t *testing.T) {
 	st := apptest.NewStore()
 	mail := &sentMail{}
-	l := app.NewLetters(mail, noTeam{}, st, "https://hyscribe.example", nil)
+	sender := app.NewSendMail(apptest.NewMailOutbox(), mail, ports.SystemClock{}, nil)
+	l := app.NewLetters(sender, noTeam{}, st, "https://hyscribe.example", nil)
 	ctx := context.Background()
 	u := domain.User{Email: "a@example.am", Lang: "en"}
 	if err := l.Invitation(ctx, u, phishName, "tok"); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Reset(ctx, u, phishName, "tok", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sender.Once(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(mail.got) != 2 {

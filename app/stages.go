@@ -648,14 +648,12 @@ func (uc *FailJob) Handle(ctx context.Context, id domain.DocID, reason string) e
 }
 
 // GiveUpReason turns a stage's last error into the job's error message:
-// failures meant for people (bad audio, the speech engine) are told as they
-// are; anything else is internal and is described without its details, which
-// stay in the log.
+// failures meant for people (bad audio, the speech engine) are told in
+// their own sentence; anything else, the store's errors above all, is
+// internal and is described without its details, which stay in the log
+// (domain.CustomerReason).
 func GiveUpReason(stage string, err error) string {
-	if domain.IsPermanent(err) || errors.Is(err, domain.ErrUnavailable) {
-		return err.Error()
-	}
-	return domain.InternalFailure(stage)
+	return domain.CustomerReason(stage, err)
 }
 
 // audioMissing is the failure of a job whose upload the blob store does not

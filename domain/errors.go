@@ -30,6 +30,12 @@ var (
 	// stage waits for space without counting an attempt, since every job
 	// would meet the same full disk): nothing fails for it, work waits.
 	ErrStorageFull error = storageFull{}
+	// ErrStoreDown is the service's own store out of reach: a restart, a
+	// failover, a network cut. It matches ErrUnavailable (the API answers
+	// 503) and ErrBackOff (a stage waits the outage out without counting an
+	// attempt, whatever its length), and its words never reach a job's
+	// error (CustomerReason). Adapters wrap the driver's error with it.
+	ErrStoreDown error = storeDown{}
 )
 
 // RetryAfterUnavailable is the Retry-After, in seconds, of an answer
@@ -45,6 +51,13 @@ func (storageFull) Error() string { return "out of storage space" }
 // Is makes errors.Is(err, ErrUnavailable) and errors.Is(err, ErrBackOff)
 // true for ErrStorageFull.
 func (storageFull) Is(target error) bool { return target == ErrUnavailable || target == ErrBackOff }
+
+type storeDown struct{}
+
+func (storeDown) Error() string { return "the store cannot be reached" }
+
+// Is makes errors.Is(err, ErrUnavailable) and errors.Is(err, ErrBackOff) hold.
+func (storeDown) Is(target error) bool { return target == ErrUnavailable || target == ErrBackOff }
 
 // ValidationError is bad input described for a person. errors.Is(err,
 // ErrValidation) holds for every ValidationError.

@@ -81,7 +81,37 @@ func SpeechFailed(err error) error {
 	if IsPermanent(err) {
 		return err
 	}
-	return fmt.Errorf("speech recognition failed: %w", err)
+	return &speechFailure{err: err}
+}
+
+// speechFailure is SpeechFailed's error: CustomerReason finds it in a
+// stage's error chain, whatever wraps it.
+type speechFailure struct{ err error }
+
+func (e *speechFailure) Error() string { return "speech recognition failed: " + e.err.Error() }
+func (e *speechFailure) Unwrap() error { return e.err }
+
+// CustomerReason is the job's error for a stage's last error err: the
+// sentence a failure meant for the customer carries (a permanent failure
+// of failures.go or an engine's refusal, the speech engine unavailable
+// after its retries) and
+// only that sentence, without what wraps it. Anything else, and anything
+// that went through the service's own store (ErrStoreDown: its driver
+// names hosts, users and databases), is InternalFailure(stage); its words
+// stay in the log.
+func CustomerReason(stage string, err error) string {
+	if err == nil || errors.Is(err, ErrStoreDown) {
+		return InternalFailure(stage)
+	}
+	var p *PermanentError
+	if errors.As(err, &p) {
+		return p.Err.Error()
+	}
+	var s *speechFailure
+	if errors.As(err, &s) && errors.Is(s.err, ErrUnavailable) {
+		return s.Error() // the engine out of reach after its retries
+	}
+	return InternalFailure(stage)
 }
 
 // Stalled is the reason of a job the sweeper re-drove attempts times

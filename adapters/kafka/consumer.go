@@ -79,8 +79,9 @@ type ConsumerConfig struct {
 	Decode func(topic string, value []byte) (domain.Event, error)
 	// OnGiveUp is called after the last failed attempt, or after the
 	// first one for a permanent error, e.g. to fail the job with a
-	// readable error. If it keeps failing (MaxAttempts calls) the record
-	// is dead-lettered anyway and the error logged. Optional.
+	// readable error. It is retried with backoff until it returns nil
+	// (the store may be down): the record is dead-lettered only after.
+	// Optional.
 	OnGiveUp GiveUpFunc
 
 	// Concurrency is how many records of one partition are handled at
@@ -481,18 +482,13 @@ func (w *worker) handle(r *kgo.Record) bool {
 			return false
 		}
 		if errors.Is(err, domain.ErrBackOff) && !domain.IsPermanent(err) {
-			// A shared dependency is down (an engine's open circuit): the
-			// job is not at fault, so the attempt is not counted. The
-			// partition waits, holding its records in Kafka, and tries
-			// again after the longest backoff.
+			// A shared dependency is down (an engine's open circuit, the
+			// store out of reach): the job is not at fault, so the
+			// attempt is not counted, however long the outage lasts.
+			// The partition waits, holding its records in Kafka, and
+			// tries again after a backoff growing to the longest.
 			attempt--
-			if f := cfg.Metrics.BackedOff; f != nil {
-				f(r.Topic)
-			}
-			if n := w.backedOff.Add(1); n == 1 || n%30 == 0 {
-				log.Warn("a shared dependency is down; the partition waits", "waits", n, "err", err)
-			}
-			if !w.sleep(cfg.MaxBackoff) {
+			if !w.waitOut(r.Topic, err, log) {
 				return false
 			}
 			continue
@@ -533,8 +529,26 @@ func (w *worker) call(ev domain.Event, attempt int) (err error) {
 	return w.c.cfg.Handler(w.ctx, ev)
 }
 
-// giveUp tells the application, retrying like the handler. False means stop
-// without marking.
+// waitOut is one wait of a record whose handler met a shared dependency
+// down (domain.ErrBackOff): the waits of a row grow from Backoff to
+// MaxBackoff, so a short outage costs little and a long one is polled
+// gently. False if the worker was told to stop meanwhile.
+func (w *worker) waitOut(topic string, err error, log *slog.Logger) bool {
+	if f := w.c.cfg.Metrics.BackedOff; f != nil {
+		f(topic)
+	}
+	n := w.backedOff.Add(1)
+	if n == 1 || n%30 == 0 {
+		log.Warn("a shared dependency is down; the partition waits", "waits", n, "err", err)
+	}
+	return w.sleep(retry.Wait(w.c.cfg.Backoff, w.c.cfg.MaxBackoff, int(min(n, 64))))
+}
+
+// giveUp tells the application, retrying until it has recorded the give-up
+// (the job failed with its reason): only then may the record go to the
+// dead-letter topic and its offset be committed, or a job would be left in
+// its stage with nothing left to move it. False means stop without
+// marking; the record is delivered again.
 func (w *worker) giveUp(ev domain.Event, cause error, log *slog.Logger) bool {
 	f := w.c.cfg.OnGiveUp
 	if f == nil {
@@ -543,17 +557,16 @@ func (w *worker) giveUp(ev domain.Event, cause error, log *slog.Logger) bool {
 	for attempt := 1; ; attempt++ {
 		err := f(w.ctx, ev, cause)
 		if err == nil {
+			w.backedOff.Store(0)
 			return true
 		}
 		if w.stopping() {
 			return false
 		}
-		if attempt >= w.c.cfg.MaxAttempts {
-			log.Error("OnGiveUp keeps failing; dead-lettering the event anyway", "err", err)
-			return true
+		if attempt == 1 || attempt%30 == 0 {
+			log.Error("OnGiveUp failed; retrying until the give-up is recorded", "attempt", attempt, "err", err)
 		}
-		log.Warn("OnGiveUp failed; retrying", "attempt", attempt, "err", err)
-		if !w.sleep(w.c.backoff(attempt)) {
+		if !w.sleep(w.c.backoff(min(attempt, 64))) {
 			return false
 		}
 	}

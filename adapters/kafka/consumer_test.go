@@ -691,6 +691,69 @@ func TestBackOffDoesNotBurnAttempts(t *testing.T) {
 	}
 }
 
+// The store out of reach (domain.ErrStoreDown) for far more calls than
+// MaxAttempts is waited out: no attempt is spent, OnGiveUp is not called,
+// nothing is dead-lettered, and the event is handled once the store is back.
+func TestStoreOutageIsWaitedOut(t *testing.T) {
+	t.Parallel()
+	e := startCluster(t)
+	ensureTopics(t, e.Addrs(), 1, topic)
+	publish(t, newPublisher(t, e.Addrs()), testEvent(topic, "doc-1", 0))
+	var calls atomic.Int32
+	startConsumer(t, ConsumerConfig{
+		Brokers: e.Addrs(), Topics: []string{topic}, MaxAttempts: 2,
+		Handler: func(context.Context, domain.Event) error {
+			if calls.Add(1) <= 12 {
+				return fmt.Errorf("postgres.UpdateJob: %w: dial tcp 127.0.0.1:5432: connection refused", domain.ErrStoreDown)
+			}
+			return nil
+		},
+		OnGiveUp: func(context.Context, domain.Event, error) error {
+			t.Error("OnGiveUp called for a store outage")
+			return nil
+		},
+	})
+	eventually.True(t, 10*time.Second, "offset committed", func() bool {
+		return sum(committed(t, e.Addrs(), "hyscribe-test", topic)) == 1
+	})
+	if calls.Load() != 13 {
+		t.Errorf("calls %d, want 13", calls.Load())
+	}
+	if n := endOffsets(t, e.Addrs(), domain.DLQ(topic)); n != 0 {
+		t.Errorf("%d dead letters, want none", n)
+	}
+}
+
+// A give-up that cannot be recorded (OnGiveUp failing: the store is down
+// while the job is to be failed) holds the record, however many times it
+// fails: it is dead-lettered only after OnGiveUp succeeded, never
+// "anyway", which would leave the job in its stage with nothing to move it.
+func TestDeadLetterOnlyAfterGiveUpRecorded(t *testing.T) {
+	t.Parallel()
+	e := startCluster(t)
+	ensureTopics(t, e.Addrs(), 1, topic)
+	publish(t, newPublisher(t, e.Addrs()), testEvent(topic, "doc-1", 0))
+	var gaveUp, recorded atomic.Int32
+	startConsumer(t, ConsumerConfig{
+		Brokers: e.Addrs(), Topics: []string{topic}, MaxAttempts: 2,
+		Handler: func(context.Context, domain.Event) error { return domain.ErrEmptyFile },
+		OnGiveUp: func(context.Context, domain.Event, error) error {
+			if gaveUp.Add(1) <= 10 {
+				return errors.New("fail job: the store cannot be reached")
+			}
+			recorded.Store(1)
+			return nil
+		},
+	})
+	dl := readAll(t, e.Addrs(), domain.DLQ(topic), 1)[0]
+	if recorded.Load() != 1 || gaveUp.Load() != 11 {
+		t.Fatalf("dead-lettered after %d OnGiveUp calls (recorded %v); want after the 11th, which succeeded", gaveUp.Load(), recorded.Load() == 1)
+	}
+	if msg, _ := header(dl, HeaderError); msg != domain.ErrEmptyFile.Error() {
+		t.Errorf("error header %q", msg)
+	}
+}
+
 // A topic written by someone else (the object store's notifications) is read
 // with its own Decode: the handler gets what Decode made of each record.
 func TestCustomDecode(t *testing.T) {

@@ -65,3 +65,17 @@ func (e *Embedded) Addrs() []string { return append([]string(nil), e.addrs...) }
 // Close stops listening, writes the cluster's state to its data directory
 // and releases it. Safe to call more than once.
 func (e *Embedded) Close() { e.cluster.Close() }
+
+// GroupClients lists the client IDs of group's current members, one per
+// member, read from the broker's own state (no request is made).
+func (e *Embedded) GroupClients(group string) []string {
+	gi := e.cluster.GroupInfo(group)
+	if gi == nil {
+		return nil
+	}
+	out := make([]string, len(gi.Members))
+	for i, m := range gi.Members {
+		out[i] = m.ClientID
+	}
+	return out
+}

@@ -256,7 +256,9 @@ func translate(err error) error {
 		}
 	}
 	if unreachable(err) {
-		return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
+		// ErrStoreDown is ErrUnavailable (503) and ErrBackOff (the stages
+		// wait the outage out without spending a job's attempts).
+		return fmt.Errorf("%w: %w", domain.ErrStoreDown, err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hyscribe/hyscribe/app/apptest"
+	"github.com/hyscribe/hyscribe/ports"
 	"github.com/hyscribe/hyscribe/ports/porttest"
 )
 
@@ -13,4 +14,8 @@ func TestStoreContract(t *testing.T) {
 
 func TestFakeDeletionPassesTheContract(t *testing.T) {
 	porttest.Deletion(t, func(*testing.T) porttest.DeletionStores { return apptest.NewStore() })
+}
+
+func TestMailOutboxContract(t *testing.T) {
+	porttest.MailOutbox(t, func(*testing.T) ports.MailOutbox { return apptest.NewMailOutbox() })
 }

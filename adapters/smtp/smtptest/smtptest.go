@@ -58,11 +58,27 @@ func python(t testing.TB) string {
 // Start runs aiosmtpd on a free loopback port until the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s := Reserve(t)
+	s.Up(t)
+	return s
+}
+
+// Reserve picks a free loopback port for a server that is not running
+// yet: a relay that is down, whose address the service already has. Up
+// starts it there.
+func Reserve(t testing.TB) *Server {
+	t.Helper()
+	python(t) // a missing aiosmtpd stops the test before it starts anything
+	return &Server{Addr: "127.0.0.1:" + testenv.FreePort(t), dir: filepath.Join(t.TempDir(), "maildir")}
+}
+
+// Up runs aiosmtpd on s.Addr until the test ends. A reserved port another
+// program took meanwhile fails the test.
+func (s *Server) Up(t testing.TB) {
+	t.Helper()
 	py := python(t)
-	dir := filepath.Join(t.TempDir(), "maildir")
 	for attempt := 0; ; attempt++ {
-		addr := "127.0.0.1:" + testenv.FreePort(t)
-		cmd := exec.Command(py, "-m", "aiosmtpd", "-n", "-l", addr, "-c", "aiosmtpd.handlers.Mailbox", dir)
+		cmd := exec.Command(py, "-m", "aiosmtpd", "-n", "-l", s.Addr, "-c", "aiosmtpd.handlers.Mailbox", s.dir)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -74,13 +90,13 @@ func Start(t testing.TB) *Server {
 			_ = cmd.Process.Kill()
 			<-done
 		}
-		if waitListening(addr, done, 10*time.Second) {
+		if waitListening(s.Addr, done, 10*time.Second) {
 			t.Cleanup(stop)
-			return &Server{Addr: addr, dir: dir}
+			return
 		}
 		stop()
 		if attempt == 2 {
-			t.Fatalf("aiosmtpd did not listen on %s:\n%s", addr, out.String())
+			t.Fatalf("aiosmtpd did not listen on %s:\n%s", s.Addr, out.String())
 		}
 	}
 }

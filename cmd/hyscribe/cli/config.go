@@ -122,6 +122,9 @@ type Config struct {
 	// laptop or a demo only, since sign-ups are cheap to repeat.
 	TrialUnconfirmed bool   `env:"HYSCRIBE_TRIAL_UNCONFIRMED" envDefault:"false" help:"give HYSCRIBE_TRIAL_SECONDS at sign-up without confirming the address (laptops and demos only: anyone can farm trials)"`
 	SMTPURL          string `env:"HYSCRIBE_SMTP_URL" help:"SMTP relay for invitations, password resets and low-balance notices (smtp://user:pass@host:port); empty: links are copied by hand"`
+	// The mail outbox's bound (app.MailAttempts, app.MailRetryWait).
+	MailAttempts  int           `env:"HYSCRIBE_MAIL_ATTEMPTS" envDefault:"8" check:"min=1" help:"tries of a letter the SMTP relay does not take before it is given up (logged, counted in hyscribe_mail_letters_total)"`
+	MailRetryWait time.Duration `env:"HYSCRIBE_MAIL_RETRY_WAIT" envDefault:"30s" check:"min=1ms" help:"first wait before such a letter is tried again, doubled each try up to 15m"`
 
 	// S3-compatible upload storage; unset endpoint: uploads on local disk.
 	S3Endpoint       string        `env:"HYSCRIBE_S3_ENDPOINT" check:"hostport" help:"host:port of the S3 API as hyscribe reaches it; empty: uploads on local disk"`

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -100,6 +101,15 @@ func TestHelpShowsWhatTheLibraryApplies(t *testing.T) {
 	for i, p := range params {
 		if v := vars[i]; p.Key != v.Name || p.DefaultValue != v.Default {
 			t.Errorf("the library reads %s=%q where --help lists %s=%q", p.Key, p.DefaultValue, v.Name, v.Default)
+		}
+	}
+	// The old parser's tag was default:"…"; the library ignores it, so a
+	// field written the old way (a merge from an older branch) would lose
+	// its default without a word.
+	ct := reflect.TypeOf(Config{})
+	for i := range ct.NumField() {
+		if d, ok := ct.Field(i).Tag.Lookup("default"); ok {
+			t.Errorf("%s has default:%q, which the library does not read: write envDefault", ct.Field(i).Name, d)
 		}
 	}
 }

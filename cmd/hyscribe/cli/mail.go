@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/hyscribe/hyscribe/adapters/metrics"
 	"github.com/hyscribe/hyscribe/adapters/smtp"
 	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -25,14 +27,21 @@ func (c Config) checkMail() error {
 
 // newLetters builds the service's e-mail: through HYSCRIBE_SMTP_URL's
 // relay, or none (then invitations and reset links are copied by hand).
-func (s *Service) newLetters(log *slog.Logger) *app.Letters {
-	var mailer ports.Mailer
-	if s.cfg.SMTPURL != "" {
-		m, err := smtp.New(s.cfg.SMTPURL) // checked by LoadConfig
-		if err == nil {
-			mailer = m
-			log.Info("e-mail on", "from", m.From())
-		}
+// Letters go through the mail outbox; the sender returned (nil without
+// e-mail) sends them and is run by the caller. Every process with e-mail
+// runs one: the outbox leases each letter to one of them.
+func (s *Service) newLetters(log *slog.Logger, reg *metrics.Registry) (*app.Letters, *app.SendMail) {
+	if s.cfg.SMTPURL == "" {
+		return app.NewLetters(nil, s.store, s.store, s.publicURL, log), nil
 	}
-	return app.NewLetters(mailer, s.store, s.store, s.publicURL, log)
+	m, err := smtp.New(s.cfg.SMTPURL) // checked by LoadConfig
+	if err != nil {
+		return app.NewLetters(nil, s.store, s.store, s.publicURL, log), nil
+	}
+	log.Info("e-mail on", "from", m.From())
+	sender := app.NewSendMail(s.store, m, ports.SystemClock{}, log.With("part", "mail"))
+	sender.Attempts, sender.RetryWait = s.cfg.MailAttempts, s.cfg.MailRetryWait
+	letters := reg.Counter("hyscribe_mail_letters_total", "Letters finished by the mail outbox: sent (the SMTP relay took them) or failed (given up after HYSCRIBE_MAIL_ATTEMPTS tries).", "kind", "outcome")
+	sender.Finished = func(l domain.Letter) { letters.With(l.Kind, string(l.Status)).Inc() }
+	return app.NewLetters(sender, s.store, s.store, s.publicURL, log), sender
 }

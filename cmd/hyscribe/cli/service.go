@@ -53,6 +53,7 @@ type storeCloser interface {
 	ports.OutboxBacklog
 	ports.JobHistory
 	ports.AnalysisReplacer
+	ports.MailOutbox
 	Close() error
 }
 
@@ -190,6 +191,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if s.kafkaOpts, err = cfg.kafkaClientOpts(); err != nil {
 		return nil, err
 	}
+	own := s.ownClientID()
+	s.kafkaOpts = markOwnClients(s.kafkaOpts, own)
 	if err = kafka.EnsureTopics(ctx, s.brokers, topics, kafka.TopicSettings{Partitions: int32(cfg.KafkaPartitions), ReplicationFactor: cfg.KafkaReplication, Logger: log, ClientOpts: s.kafkaOpts}); err != nil {
 		return nil, fmt.Errorf("kafka topics (KAFKA_BROKERS %v): %w%s", s.brokers, err, cfg.kafkaSecurityHint())
 	}
@@ -217,7 +220,8 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	if err != nil {
 		return nil, err
 	}
-	s.letters = s.newLetters(log)
+	letters, mailSender := s.newLetters(log, reg)
+	s.letters = letters
 	s.webhooks = observeSender(webhook.NewSender(webhook.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, Logger: log}), reg)
 
 	workCtx, cancel := context.WithCancel(context.Background())
@@ -232,6 +236,9 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 	relayLatency := reg.Histogram("hyscribe_outbox_relay_latency_seconds", "Time from an event's commit to its publication.", []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5}).With()
 	s.relay.Observe = func(d time.Duration) { relayLatency.Observe(d.Seconds()) }
 	s.goBackground(func() { _ = s.relay.Run(workCtx) })
+	if mailSender != nil {
+		s.goBackground(func() { _ = mailSender.Run(workCtx) })
+	}
 	s.watchOutbox(workCtx, reg, clock)
 
 	if roles&RoleWorker != 0 {
@@ -241,6 +248,7 @@ func Start(ctx context.Context, cfg Config, roles Role, stages []string, logw io
 		if err = s.watchConsumers(workCtx, reg); err != nil {
 			return nil, err
 		}
+		s.goBackground(func() { s.watchStrangers(workCtx, own, stages) })
 		sweeper := app.NewSweeper(s.store, clock, log)
 		sweeper.Interval, sweeper.StuckAfter = cfg.SweepInterval, cfg.StuckAfter
 		skipped := reg.Counter("hyscribe_sweeper_errors_total", "Stale jobs the sweeper could not handle and skipped (logged with their docId).")

@@ -108,7 +108,7 @@ func (s *Service) startStages(ctx context.Context, stages []string, blobs ports.
 	latency := reg.Histogram("hyscribe_stage_duration_seconds", "Time to handle one pipeline event.", []float64{.005, .01, .05, .1, .5, 1, 5, 15, 60, 300}, "stage")
 	retried := reg.Counter("hyscribe_stage_retries_total", "Handler attempts that failed and were retried.", "stage", "topic")
 	dead := reg.Counter("hyscribe_stage_dead_letters_total", "Records sent to a dead-letter topic.", "stage", "topic")
-	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit); attempts not counted.", "stage", "topic")
+	backedOff := reg.Counter("hyscribe_stage_backoffs_total", "Waits because a shared dependency was down (the speech engine's open circuit, the store out of reach); attempts not counted.", "stage", "topic")
 	for _, name := range stages {
 		stage, ok := app.StageNamed(name)
 		if !ok {
