@@ -52,6 +52,12 @@ var mappings = []struct {
 		func(sc Scanner) (any, error) { return ScanDelivery(sc) }},
 }
 
+// derived are columns computed from other fields (not stored from one of
+// their own), which may rightly be zero: needs_names holds only when an
+// answer's reason is that a speaker is not named (domain.NeedsSpeakerNames;
+// the store contract's JobList/NeedsSpeakerNames checks it is written).
+var derived = map[string]bool{"needs_names": true}
+
 // Every field of every entity is stored and read back: a domain value
 // whose every field (nested ones too) is set, each to a value of its own,
 // is written as a row with no column left zero, and reads back the same.
@@ -68,6 +74,9 @@ func TestRowMappingsComplete(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, v := range vals {
+				if derived[m.cols[i]] {
+					continue
+				}
 				if v == nil || reflect.ValueOf(v).IsZero() {
 					t.Errorf("%s is written zero (%#v): a field is missing from the row mapping", m.cols[i], v)
 				}
