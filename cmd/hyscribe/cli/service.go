@@ -53,6 +53,7 @@ type storeCloser interface {
 	ports.OutboxBacklog
 	ports.JobHistory
 	ports.AnalysisReplacer
+	ports.JobPager
 	Close() error
 }
 

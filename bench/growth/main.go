@@ -1,0 +1,479 @@
+// Command growth measures what the API's everyday operations cost as the
+// store grows (issue 35, "cost flat in the size of the store"): for each
+// store (Postgres, SQLite) and each size it seeds N jobs over 1,000
+// accounts in bulk (adapters/storeseed: COPY or multi-row INSERTs into the
+// real schema, once; a seeded database is reused), then runs the service
+// in this process and measures
+//
+//   - startup: `serve` (API and worker) from Start until /readyz answers 200;
+//   - first touch: polls of a key and a job this process has not seen (its
+//     key cache misses, the job is read), 8 clients, polls a second;
+//   - poll: getTranscription with warm keys, 8 clients, p50 and p99;
+//   - list: listTranscriptions' first page and a page with a cursor 90 %
+//     into the account's jobs, one client, p50;
+//   - create+upload: createTranscription and the upload PUT of a 22 KiB
+//     MP3, 4 clients, jobs a second.
+//
+// Each size's figures are printed beside the first size's as a ratio; the
+// markdown table goes to -out's section (docs/performance.md) when set.
+// `make bench` runs it at 10,000 and 1,000,000 jobs on Postgres and at
+// 10,000 and 300,000 on SQLite.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hyscribe/hyscribe/adapters/storeseed"
+	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
+	"github.com/hyscribe/hyscribe/domain"
+)
+
+type options struct {
+	pgURL      string // server URL; each size gets database <pgBase>_<size>
+	pgBase     string
+	pgSizes    []int
+	sqlSizes   []int
+	sqliteDir  string
+	audio      string
+	drop       bool
+	out        string
+	firstTouch int
+	startups   int
+}
+
+func main() {
+	var o options
+	var pgSizes, sqlSizes string
+	flag.StringVar(&o.pgURL, "pg", os.Getenv("HYSCRIBE_TEST_DATABASE_URL"), "Postgres server URL (its database is replaced by one per size); empty: no Postgres")
+	flag.StringVar(&o.pgBase, "pgdb", "hyscribe_growth", "prefix of the seeded databases' names")
+	flag.StringVar(&pgSizes, "pg-sizes", "10000,1000000", "job counts seeded on Postgres, the first the baseline")
+	flag.StringVar(&sqlSizes, "sqlite-sizes", "10000,300000", "job counts seeded on SQLite, the first the baseline; empty: none")
+	flag.StringVar(&o.sqliteDir, "sqlite-dir", filepath.Join(os.TempDir(), "hyscribe-growth"), "where the seeded SQLite files are kept")
+	flag.StringVar(&o.audio, "audio", "testdata/audio/speech-mono-16k.mp3", "the recording create+upload sends")
+	flag.BoolVar(&o.drop, "drop", false, "drop the seeded databases and files at the end")
+	flag.StringVar(&o.out, "out", "", "markdown file whose bench:growth section gets the table (docs/performance.md); empty: stdout only")
+	flag.IntVar(&o.firstTouch, "first-touch", 2000, "polls of unseen keys and jobs per run")
+	flag.IntVar(&o.startups, "startups", 3, "starts measured per size (the median is kept)")
+	flag.Parse()
+	o.pgSizes, o.sqlSizes = sizes(pgSizes), sizes(sqlSizes)
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "growth:", err)
+		os.Exit(1)
+	}
+}
+
+func sizes(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// figures are one size's measurements.
+type figures struct {
+	store            string
+	jobs             int
+	seeded           time.Duration // 0: reused
+	startup          time.Duration
+	firstTouch       float64 // polls/s
+	pollP50, pollP99 time.Duration
+	pollRate         float64
+	listFirst        time.Duration // p50
+	listDeep         time.Duration // p50
+	create           float64 // jobs/s
+}
+
+func run(ctx context.Context, o options) error {
+	audio, err := os.ReadFile(o.audio)
+	if err != nil {
+		return err
+	}
+	var all []figures
+	if o.pgURL != "" {
+		for _, n := range o.pgSizes {
+			u, err := url.Parse(o.pgURL)
+			if err != nil {
+				return err
+			}
+			u.Path = "/" + o.pgBase + "_" + strconv.Itoa(n)
+			dbURL := u.String()
+			f, err := measure(ctx, o, audio, "postgres", n, dbURL, "")
+			if err != nil {
+				return fmt.Errorf("postgres %d jobs: %w", n, err)
+			}
+			all = append(all, f)
+			if o.drop {
+				if err := storeseed.DropPostgres(ctx, dbURL); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, n := range o.sqlSizes {
+		dir := filepath.Join(o.sqliteDir, "sqlite-"+strconv.Itoa(n))
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return err
+		}
+		f, err := measure(ctx, o, audio, "sqlite", n, "", dir)
+		if err != nil {
+			return fmt.Errorf("sqlite %d jobs: %w", n, err)
+		}
+		all = append(all, f)
+		if o.drop {
+			_ = os.RemoveAll(dir)
+		}
+	}
+	table := report(all)
+	fmt.Print(table)
+	if o.out != "" {
+		return writeSection(o.out, table)
+	}
+	return nil
+}
+
+// measure seeds (or reuses) one store of n jobs and measures it.
+func measure(ctx context.Context, o options, audio []byte, store string, n int, dbURL, dir string) (figures, error) {
+	spec := storeseed.Spec{Jobs: n}
+	f := figures{store: store, jobs: n}
+	var err error
+	reset := func() error {
+		if store == "postgres" {
+			return storeseed.ResetPostgres(ctx, dbURL, spec)
+		}
+		return storeseed.ResetSQLite(ctx, filepath.Join(dir, "hyscribe.db"), spec)
+	}
+	fmt.Fprintf(os.Stderr, "growth: %s, %d jobs: seeding (reused when already there)\n", store, n)
+	if store == "postgres" {
+		f.seeded, err = storeseed.Postgres(ctx, dbURL, spec)
+	} else {
+		f.seeded, err = storeseed.SQLite(ctx, filepath.Join(dir, "hyscribe.db"), spec)
+	}
+	if err != nil {
+		return f, err
+	}
+	if f.seeded > 0 {
+		fmt.Fprintf(os.Stderr, "growth: seeded %d jobs in %s\n", n, f.seeded.Round(time.Second))
+	}
+	if err := reset(); err != nil {
+		return f, err
+	}
+	vars := map[string]string{
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_SHUTDOWN_GRACE":      "1s",
+		"HYSCRIBE_LOG_LEVEL":           "error",
+		"DATABASE_URL":                 dbURL,
+	}
+
+	// Startup: serve (both roles), the median of a few.
+	var starts []time.Duration
+	for i := 0; i < o.startups; i++ {
+		d, err := startup(ctx, vars, dir)
+		if err != nil {
+			return f, err
+		}
+		starts = append(starts, d)
+	}
+	slices.Sort(starts)
+	f.startup = starts[len(starts)/2]
+	fmt.Fprintf(os.Stderr, "growth: startup %v\n", starts)
+
+	// The rest through one API process.
+	svc, base, err := startAPI(ctx, vars, dir)
+	if err != nil {
+		return f, err
+	}
+	defer svc.Stop()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(time.Now().UnixNano())))
+	job := func(account int) domain.DocID {
+		per := n / 1000
+		return storeseed.JobID(rng.IntN(max(per, 1))*1000 + account)
+	}
+
+	// First touch: keys 0 and 1 of each account, a random job of its.
+	var reqs []pollReq
+	for i := 0; i < o.firstTouch; i++ {
+		a := i % 1000
+		raw, _ := storeseed.Key(a, (i/1000)%2)
+		reqs = append(reqs, pollReq{raw, job(a)})
+	}
+	start := time.Now()
+	if _, err := polls(base, reqs, 8); err != nil {
+		return f, err
+	}
+	f.firstTouch = float64(len(reqs)) / time.Since(start).Seconds()
+
+	// Warm polls: keys 2-5, each its job; one pass to warm, four measured.
+	reqs = reqs[:0]
+	for i := 0; i < 4000; i++ {
+		a := i % 1000
+		raw, _ := storeseed.Key(a, 2+i/1000)
+		reqs = append(reqs, pollReq{raw, job(a)})
+	}
+	if _, err := polls(base, reqs, 8); err != nil {
+		return f, err
+	}
+	var measured []pollReq
+	for r := 0; r < 4; r++ {
+		measured = append(measured, reqs...)
+	}
+	start = time.Now()
+	lat, err := polls(base, measured, 8)
+	if err != nil {
+		return f, err
+	}
+	f.pollRate = float64(len(measured)) / time.Since(start).Seconds()
+	f.pollP50, f.pollP99 = quantile(lat, 0.5), quantile(lat, 0.99)
+
+	// List: first page and a page 90 % in, 200 of each over 200 accounts.
+	var first, deep []time.Duration
+	per := n / 1000
+	for i := 0; i < 200; i++ {
+		a := i * 5 % 1000
+		raw, _ := storeseed.Key(a, 6)
+		d, err := list(base, raw, "")
+		if err != nil {
+			return f, err
+		}
+		first = append(first, d)
+		at := max(per-1-per*9/10, 1) * 1000 // the account's job 90 % back from the newest (keeping one older)
+		cursor := domain.CursorAfter(storeseed.JobCreated(at+a), storeseed.JobID(at+a)).String()
+		raw, _ = storeseed.Key(a, 7)
+		if d, err = list(base, raw, cursor); err != nil {
+			return f, err
+		}
+		deep = append(deep, d)
+	}
+	f.listFirst, f.listDeep = quantile(first, 0.5), quantile(deep, 0.5)
+
+	// Create and upload: 400 jobs, 4 clients, keys 8 and 9.
+	const creates = 400
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	start = time.Now()
+	for c := 0; c < 4; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= creates {
+					return
+				}
+				raw, _ := storeseed.Key(i%1000, 8+(i/1000)%2)
+				if err := createUpload(base, raw, audio); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return f, err
+	}
+	f.create = creates / time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "growth: %+v\n", f)
+	if err := svc.Stop(); err != nil {
+		return f, err
+	}
+	return f, reset()
+}
+
+func config(vars map[string]string, dir string) (cli.Config, error) {
+	v := map[string]string{"HYSCRIBE_DATA_DIR": dir}
+	for k, x := range vars {
+		v[k] = x
+	}
+	if v["HYSCRIBE_DATA_DIR"] == "" {
+		d, err := os.MkdirTemp("", "growth-")
+		if err != nil {
+			return cli.Config{}, err
+		}
+		v["HYSCRIBE_DATA_DIR"] = d
+	}
+	return cli.LoadConfig(func(k string) string { return v[k] })
+}
+
+// startup starts serve and waits for /readyz; it stops it again.
+func startup(ctx context.Context, vars map[string]string, dir string) (time.Duration, error) {
+	cfg, err := config(vars, dir)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	svc, err := cli.Start(ctx, cfg, cli.RoleAPI|cli.RoleWorker, nil, io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer svc.Stop()
+	for {
+		resp, err := http.Get("http://" + svc.HTTPAddr() + "/readyz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(start), nil
+			}
+		}
+		if time.Since(start) > time.Minute {
+			return 0, fmt.Errorf("not ready after a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func startAPI(ctx context.Context, vars map[string]string, dir string) (*cli.Service, string, error) {
+	cfg, err := config(vars, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	svc, err := cli.Start(ctx, cfg, cli.RoleAPI, nil, io.Discard)
+	if err != nil {
+		return nil, "", err
+	}
+	return svc, "http://" + svc.HTTPAddr(), nil
+}
+
+var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+
+type pollReq struct {
+	key string
+	doc domain.DocID
+}
+
+// polls sends reqs over clients connections and returns each's latency;
+// any answer but 200 is an error.
+func polls(base string, reqs []pollReq, clients int) ([]time.Duration, error) {
+	lat := make([]time.Duration, len(reqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(reqs) || firstErr.Load() != nil {
+					return
+				}
+				r := reqs[i]
+				start := time.Now()
+				code, body, err := get(base+"/api/getTranscription?docId="+url.QueryEscape(string(r.doc)), r.key)
+				lat[i] = time.Since(start)
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("poll %s: %d %s", r.doc, code, body)
+				}
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return nil, err
+	}
+	return lat, nil
+}
+
+func list(base, key, cursor string) (time.Duration, error) {
+	q := "/api/listTranscriptions?limit=50"
+	if cursor != "" {
+		q += "&cursor=" + url.QueryEscape(cursor)
+	}
+	start := time.Now()
+	code, body, err := get(base+q, key)
+	d := time.Since(start)
+	if err == nil && code != http.StatusOK {
+		err = fmt.Errorf("list: %d %s", code, body)
+	}
+	if err == nil {
+		var page struct{ Items []json.RawMessage }
+		if err = json.Unmarshal(body, &page); err == nil && len(page.Items) == 0 {
+			err = fmt.Errorf("list %q: an empty page", cursor)
+		}
+	}
+	return d, err
+}
+
+func get(u, key string) (int, []byte, error) {
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+func createUpload(base, key string, audio []byte) error {
+	req, err := http.NewRequest(http.MethodPost, base+"/api/createTranscription", strings.NewReader(`{"type":"single_voice"}`))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("create: %d %s", resp.StatusCode, body)
+	}
+	var created struct{ UploadURL string }
+	if err := json.Unmarshal(body, &created); err != nil {
+		return err
+	}
+	put, err := http.NewRequest(http.MethodPut, created.UploadURL, bytes.NewReader(audio))
+	if err != nil {
+		return err
+	}
+	put.Header.Set("Content-Type", "audio/mpeg")
+	resp, err = client.Do(put)
+	if err != nil {
+		return err
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("upload: %d %s", resp.StatusCode, body)
+	}
+	return nil
+}
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*q))]
+}
