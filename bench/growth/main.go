@@ -99,7 +99,7 @@ type figures struct {
 	pollRate         float64
 	listFirst        time.Duration // p50
 	listDeep         time.Duration // p50
-	create           float64 // jobs/s
+	create           float64       // jobs/s
 }
 
 func run(ctx context.Context, o options) error {
