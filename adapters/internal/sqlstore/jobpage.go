@@ -16,26 +16,36 @@ import (
 // a page far into an account's jobs reads its own rows only, not those
 // before it, and nothing is counted. The web history's list is ListJobs.
 func (r Reads) PageJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, error) {
-	a := r.d.NewArgs()
+	query, args, err := PageJobsQuery(r.d, q)
+	if err != nil {
+		return nil, r.fail("PageJobs", err)
+	}
+	var total int
+	out, err := QueryAll(ctx, r.db, ScanListedTotal(&total), query, args...)
+	if err != nil {
+		return nil, r.fail("PageJobs", r.translate(err))
+	}
+	return out, nil
+}
+
+// PageJobsQuery is PageJobs's statement in d and its arguments (the
+// plan tests explain it).
+func PageJobsQuery(d Dialect, q ports.JobQuery) (string, []any, error) {
+	a := d.NewArgs()
 	after := q.After
 	q.After = domain.ListCursor{}
 	where, err := JobFilter(q, a)
 	if err != nil {
-		return nil, r.fail("PageJobs", err)
+		return "", nil, err
 	}
 	if !after.IsZero() {
 		where = append(where, "(created_at, id) < ("+a.Add(after.CreatedAt.UnixMilli())+", "+a.Add(string(after.ID))+")")
 	}
 	limit := q.Limit
 	if limit <= 0 {
-		limit = 50
+		limit = domain.DefaultListLimit
 	}
-	query := "SELECT " + r.d.ListedCols() + ", '', 0 FROM jobs WHERE " + strings.Join(where, " AND ") +
+	query := "SELECT " + d.ListedCols() + ", '', 0 FROM jobs WHERE " + strings.Join(where, " AND ") +
 		" ORDER BY created_at DESC, id DESC LIMIT " + a.Add(limit)
-	var total int
-	out, err := QueryAll(ctx, r.db, ScanListedTotal(&total), query, a.Values...)
-	if err != nil {
-		return nil, r.fail("PageJobs", r.translate(err))
-	}
-	return out, nil
+	return query, a.Values, nil
 }

@@ -1,0 +1,75 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
+	"github.com/hyscribe/hyscribe/adapters/storeseed"
+	"github.com/hyscribe/hyscribe/domain"
+	"github.com/hyscribe/hyscribe/ports"
+)
+
+// growthSpec is a small store seeded for the plan tests.
+var growthSpec = storeseed.Spec{Jobs: 3000, Accounts: 3, KeysPerAccount: 1}
+
+// seeded is a SQLite file seeded with growthSpec, opened read-only for
+// EXPLAIN QUERY PLAN.
+func seeded(t *testing.T) *sql.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hyscribe.db")
+	if _, err := storeseed.SQLite(context.Background(), path, growthSpec); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// queryPlan is EXPLAIN QUERY PLAN's details of query, one a line.
+func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestAPIPageReadsItsOwnRows: a page of listTranscriptions (PageJobs) is
+// one range of jobs_account_created_id bounded by the account and the
+// cursor, in the page's order (no sort, no count): it reads the rows it
+// returns, however deep the cursor and however many jobs the account has.
+func TestAPIPageReadsItsOwnRows(t *testing.T) {
+	db := seeded(t)
+	n := 1000 * growthSpec.Accounts
+	query, args, err := sqlstore.PageJobsQuery(sqlstore.SQLite, ports.JobQuery{Account: storeseed.AccountID(1), Limit: 50,
+		After: domain.CursorAfter(storeseed.JobCreated(n+1), storeseed.JobID(n+1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := queryPlan(t, db, query, args...)
+	want := "SEARCH jobs USING INDEX jobs_account_created_id (account_id=? AND (created_at,id)<(?,?))"
+	if plan != want {
+		t.Errorf("plan of a page after a cursor:\n%s\nwant:\n%s", plan, want)
+	}
+}
