@@ -9,8 +9,8 @@
 //   - first touch: polls of a key and a job this process has not seen (its
 //     key cache misses, the job is read), 8 clients, polls a second;
 //   - poll: getTranscription with warm keys, 8 clients, p50 and p99;
-//   - list: listTranscriptions' first page and a page with a cursor 90 %
-//     into the account's jobs, one client, p50;
+//   - list: listTranscriptions' first page of 10 and a page with a cursor
+//     90 % into the account's jobs, one client, p50;
 //   - create+upload: createTranscription and the upload PUT of a 22 KiB
 //     MP3, 4 clients, jobs a second.
 //
@@ -38,6 +38,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hyscribe/hyscribe/adapters/storeseed"
 	"github.com/hyscribe/hyscribe/cmd/hyscribe/cli"
@@ -93,8 +95,9 @@ type figures struct {
 	store            string
 	jobs             int
 	seeded           time.Duration // 0: reused
-	startup          time.Duration
-	firstTouch       float64 // polls/s
+	startup          time.Duration // until /readyz answers 200
+	quiet            time.Duration // until the store is quiet too (Postgres)
+	firstTouch       float64       // polls/s
 	pollP50, pollP99 time.Duration
 	pollRate         float64
 	listFirst        time.Duration // p50
@@ -185,17 +188,18 @@ func measure(ctx context.Context, o options, audio []byte, store string, n int, 
 	}
 
 	// Startup: serve (both roles), the median of a few.
-	var starts []time.Duration
+	var starts, quiets []time.Duration
 	for i := 0; i < o.startups; i++ {
-		d, err := startup(ctx, vars, dir)
+		ready, quiet, err := startup(ctx, vars, dir)
 		if err != nil {
 			return f, err
 		}
-		starts = append(starts, d)
+		starts, quiets = append(starts, ready), append(quiets, quiet)
 	}
 	slices.Sort(starts)
-	f.startup = starts[len(starts)/2]
-	fmt.Fprintf(os.Stderr, "growth: startup %v\n", starts)
+	slices.Sort(quiets)
+	f.startup, f.quiet = starts[len(starts)/2], quiets[len(quiets)/2]
+	fmt.Fprintf(os.Stderr, "growth: startup %v, store quiet %v\n", starts, quiets)
 
 	// The rest through one API process.
 	svc, base, err := startAPI(ctx, vars, dir)
@@ -316,32 +320,75 @@ func config(vars map[string]string, dir string) (cli.Config, error) {
 	return cli.LoadConfig(func(k string) string { return v[k] })
 }
 
-// startup starts serve and waits for /readyz; it stops it again.
-func startup(ctx context.Context, vars map[string]string, dir string) (time.Duration, error) {
-	cfg, err := config(vars, dir)
+// startup starts serve and waits for /readyz, then (on Postgres) for the
+// store to be quiet: no statement of the service's running for 60 ms, so
+// that work a worker starts with (the first sweeps) counts; it stops it
+// again.
+func startup(ctx context.Context, vars map[string]string, dir string) (ready, quiet time.Duration, err error) {
+	const app = "hyscribe_growth_start"
+	v := map[string]string{}
+	for k, x := range vars {
+		v[k] = x
+	}
+	var conn *pgx.Conn
+	if u := v["DATABASE_URL"]; u != "" {
+		if conn, err = pgx.Connect(ctx, u); err != nil {
+			return 0, 0, err
+		}
+		defer conn.Close(ctx)
+		pu, err := url.Parse(u)
+		if err != nil {
+			return 0, 0, err
+		}
+		q := pu.Query()
+		q.Set("application_name", app)
+		pu.RawQuery = q.Encode()
+		v["DATABASE_URL"] = pu.String()
+	}
+	cfg, err := config(v, dir)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	start := time.Now()
 	svc, err := cli.Start(ctx, cfg, cli.RoleAPI|cli.RoleWorker, nil, io.Discard)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer svc.Stop()
-	for {
+	for ready == 0 {
 		resp, err := http.Get("http://" + svc.HTTPAddr() + "/readyz")
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return time.Since(start), nil
+				ready = time.Since(start)
+				break
 			}
 		}
 		if time.Since(start) > time.Minute {
-			return 0, fmt.Errorf("not ready after a minute")
+			return 0, 0, fmt.Errorf("not ready after a minute")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	if conn == nil {
+		return ready, ready, nil
+	}
+	for idle := 0; idle < 3; {
+		var active int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'`, app).Scan(&active); err != nil {
+			return 0, 0, err
+		}
+		if active == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+		if time.Since(start) > time.Minute {
+			return 0, 0, fmt.Errorf("the store still busy a minute after the start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return ready, time.Since(start) - 60*time.Millisecond, nil
 }
 
 func startAPI(ctx context.Context, vars map[string]string, dir string) (*cli.Service, string, error) {
@@ -400,8 +447,12 @@ func polls(base string, reqs []pollReq, clients int) ([]time.Duration, error) {
 	return lat, nil
 }
 
+// listLimit is the list's page size: 10, the jobs an account has at 10,000
+// jobs over 1,000 accounts, so that every size's first page is full.
+const listLimit = 10
+
 func list(base, key, cursor string) (time.Duration, error) {
-	q := "/api/listTranscriptions?limit=50"
+	q := "/api/listTranscriptions?limit=" + strconv.Itoa(listLimit)
 	if cursor != "" {
 		q += "&cursor=" + url.QueryEscape(cursor)
 	}
