@@ -47,14 +47,13 @@ func SQLite(ctx context.Context, path string, spec Spec) (time.Duration, error) 
 	}
 	defer func() { _ = tx.Rollback() }()
 	for _, t := range []string{"job_history", "recognized_pieces", "analyses", "idempotency_keys", "account_retention", "users", "jobs", "api_keys", "accounts"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil { //nolint:gosec // t is one of the constant table names above
 			return 0, fmt.Errorf("storeseed: %w", err)
 		}
 	}
 	insert := func(table string, cols []string, n int, row func(i int) ([]any, error)) error {
 		const per = 100
-		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
-		full := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(one+",", per), ",")
+		full := insertSQL(table, cols, per)
 		stmt, err := tx.PrepareContext(ctx, full)
 		if err != nil {
 			return fmt.Errorf("storeseed: %s: %w", table, err)
@@ -72,7 +71,7 @@ func SQLite(ctx context.Context, path string, spec Spec) (time.Duration, error) 
 			}
 			q := stmt
 			if len(args) < cap(args) { // the last, short batch
-				q, err = tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES `+strings.TrimSuffix(strings.Repeat(one+",", len(args)/len(cols)), ","))
+				q, err = tx.PrepareContext(ctx, insertSQL(table, cols, len(args)/len(cols)))
 				if err != nil {
 					return fmt.Errorf("storeseed: %s: %w", table, err)
 				}
@@ -131,4 +130,11 @@ func ResetSQLite(ctx context.Context, path string, spec Spec) error {
 	}
 	_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
+}
+
+// insertSQL is an INSERT of rows rows into table. table and cols are this
+// package's constants; every value is a bound parameter.
+func insertSQL(table string, cols []string, rows int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+",", rows), ",")
 }

@@ -207,7 +207,7 @@ func measure(ctx context.Context, o options, audio []byte, store string, n int, 
 		return f, err
 	}
 	defer svc.Stop()
-	rng := rand.New(rand.NewPCG(uint64(n), uint64(time.Now().UnixNano())))
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(time.Now().UnixNano()))) //nolint:gosec // which jobs the benchmark polls, not a secret
 	job := func(account int) domain.DocID {
 		per := n / 1000
 		return storeseed.JobID(rng.IntN(max(per, 1))*1000 + account)
