@@ -56,9 +56,10 @@ func queryPlan(t *testing.T, db *sql.DB, query string, args ...any) string {
 }
 
 // TestAPIPageReadsItsOwnRows: a page of listTranscriptions (PageJobs) is
-// one range of jobs_account_created_id bounded by the account and the
-// cursor, in the page's order (no sort, no count): it reads the rows it
-// returns, however deep the cursor and however many jobs the account has.
+// one range of jobs_account_created bounded by the account and the
+// cursor, nothing counted: it reads the rows it returns (and those of the
+// cursor's millisecond), however deep the cursor and however many jobs
+// the account has.
 func TestAPIPageReadsItsOwnRows(t *testing.T) {
 	db := seeded(t)
 	n := 1000 * growthSpec.Accounts
@@ -68,8 +69,20 @@ func TestAPIPageReadsItsOwnRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := queryPlan(t, db, query, args...)
-	want := "SEARCH jobs USING INDEX jobs_account_created_id (account_id=? AND (created_at,id)<(?,?))"
-	if plan != want {
-		t.Errorf("plan of a page after a cursor:\n%s\nwant:\n%s", plan, want)
+	want := "SEARCH jobs USING INDEX jobs_account_created (account_id=? AND created_at<?)"
+	if first, _, _ := strings.Cut(plan, "\n"); first != want || strings.Contains(plan, "SUBQUERY") || strings.Contains(plan, "SCAN ") {
+		t.Errorf("plan of a page after a cursor:\n%s\nwant (one range of the account's jobs up to the cursor, only ties sorted, nothing counted):\n%s", plan, want)
+	}
+}
+
+// TestWaitingUploadsCountOnItsIndex: the count of an account's waiting
+// uploads every create makes stays on the partial index of uploading jobs,
+// not on an index of all the account's jobs (an index on (account_id,
+// created_at, id) took it: create+upload fell to 0.35x at 300,000 jobs).
+func TestWaitingUploadsCountOnItsIndex(t *testing.T) {
+	db := seeded(t)
+	plan := queryPlan(t, db, "SELECT count(*) FROM jobs WHERE account_id = ?1 AND status = 'uploading'", string(storeseed.AccountID(1)))
+	if !strings.Contains(plan, "jobs_account_uploading") {
+		t.Errorf("the waiting uploads are counted with:\n%s\nwant the index jobs_account_uploading", plan)
 	}
 }
