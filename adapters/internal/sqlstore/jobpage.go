@@ -11,9 +11,10 @@ import (
 // PageJobs returns one page of the account's jobs matching q, newest first
 // (ties by ID), after q.After, without counting them (ports.JobPager: the
 // API's listTranscriptions, which shows no total). The cursor is one row
-// comparison, (created_at, id) < (cursor), which both engines answer as a
-// range of the index jobs_account_created_id (account_id, created_at, id):
-// a page far into an account's jobs reads its own rows only, not those
+// comparison, (created_at, id) < (cursor): Postgres answers it as a range
+// of jobs_account_created_id (account_id, created_at, id), SQLite as the
+// range created_at <= cursor of jobs_account_created, sorting only ties.
+// A page far into an account's jobs reads its own rows only, not those
 // before it, and nothing is counted. The web history's list is ListJobs.
 func (r Reads) PageJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, error) {
 	query, args, err := PageJobsQuery(r.d, q)
