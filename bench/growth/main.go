@@ -58,6 +58,7 @@ type options struct {
 	out        string
 	firstTouch int
 	startups   int
+	interleave bool
 }
 
 func main() {
@@ -73,8 +74,16 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "markdown file whose bench:growth section gets the table (docs/performance.md); empty: stdout only")
 	flag.IntVar(&o.firstTouch, "first-touch", 2000, "polls of unseen keys and jobs per run")
 	flag.IntVar(&o.startups, "startups", 3, "starts measured per size (the median is kept)")
+	flag.BoolVar(&o.interleave, "interleave", false, "measure only first touches of the first two Postgres sizes, side by side in alternating rounds")
 	flag.Parse()
 	o.pgSizes, o.sqlSizes = sizes(pgSizes), sizes(sqlSizes)
+	if o.interleave {
+		if err := interleaved(context.Background(), o, o.pgSizes); err != nil {
+			fmt.Fprintln(os.Stderr, "growth:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "growth:", err)
 		os.Exit(1)
@@ -541,4 +550,70 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[min(len(s)-1, int(float64(len(s))*q))]
+}
+
+// interleaved measures first touches of two stores side by side: one API
+// process on each, the key cache off (HYSCRIBE_KEY_CACHE_TTL=0, so every
+// poll reads its key, as a first touch does), rounds of 500 polls of
+// random jobs alternating ABBA, so that the machine's changing load falls
+// on both alike. It prints each store's median polls a second.
+func interleaved(ctx context.Context, o options, sizes []int) error {
+	type side struct {
+		n    int
+		svc  *cli.Service
+		base string
+		rate []float64
+	}
+	var sides []*side
+	for _, n := range sizes[:2] {
+		u, err := url.Parse(o.pgURL)
+		if err != nil {
+			return err
+		}
+		u.Path = "/" + o.pgBase + "_" + strconv.Itoa(n)
+		if _, err := storeseed.Postgres(ctx, u.String(), storeseed.Spec{Jobs: n}); err != nil {
+			return err
+		}
+		if err := storeseed.ResetPostgres(ctx, u.String(), storeseed.Spec{Jobs: n}); err != nil {
+			return err
+		}
+		svc, base, err := startAPI(ctx, map[string]string{
+			"HYSCRIBE_HTTP_ADDR": "127.0.0.1:0", "HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+			"HYSCRIBE_SHUTDOWN_GRACE": "1s", "HYSCRIBE_LOG_LEVEL": "error", "HYSCRIBE_KEY_CACHE_TTL": "0s",
+			"DATABASE_URL": u.String(),
+		}, "")
+		if err != nil {
+			return err
+		}
+		defer svc.Stop()
+		sides = append(sides, &side{n: n, svc: svc, base: base})
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano()))) //nolint:gosec // which jobs the benchmark polls, not a secret
+	for round := 0; round < 12; round++ {
+		order := []int{0, 1}
+		if round%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			s := sides[i]
+			var reqs []pollReq
+			for j := 0; j < 500; j++ {
+				k := (round*500 + j) % 2000
+				a := k % 1000
+				raw, _ := storeseed.Key(a, k/1000)
+				reqs = append(reqs, pollReq{raw, storeseed.JobID(rng.IntN(max(s.n/1000, 1))*1000 + a)})
+			}
+			start := time.Now()
+			if _, err := polls(s.base, reqs, 8); err != nil {
+				return err
+			}
+			s.rate = append(s.rate, float64(len(reqs))/time.Since(start).Seconds())
+		}
+	}
+	for _, s := range sides {
+		slices.Sort(s.rate)
+		fmt.Printf("postgres, %d jobs: first touch (key read, job read) %.0f polls/s, median of %d rounds (%.0f-%.0f)\n",
+			s.n, s.rate[len(s.rate)/2], len(s.rate), s.rate[0], s.rate[len(s.rate)-1])
+	}
+	return nil
 }
