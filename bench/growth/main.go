@@ -291,30 +291,8 @@ func measure(ctx context.Context, o options, audio []byte, store string, n int, 
 
 	// Create and upload: 400 jobs, 4 clients, keys 8 and 9.
 	const creates = 400
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
 	start = time.Now()
-	for c := 0; c < 4; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= creates {
-					return
-				}
-				raw, _ := storeseed.Key(i%1000, 8+(i/1000)%2)
-				if err := createUpload(base, raw, audio); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := createUploads(base, audio, 0, creates, 4); err != nil {
 		return f, err
 	}
 	f.create = creates / time.Since(start).Seconds()
@@ -580,7 +558,6 @@ func interleaved(ctx context.Context, o options, sizes []int) error {
 		if err != nil {
 			return err
 		}
-		defer svc.Stop()
 		sides = append(sides, &side{n: n, svc: svc, base: base})
 	}
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano()))) //nolint:gosec // which jobs the benchmark polls, not a secret
@@ -605,12 +582,67 @@ func interleaved(ctx context.Context, o options, sizes []int) error {
 			s.rate = append(s.rate, float64(len(reqs))/time.Since(start).Seconds())
 		}
 	}
-	for _, s := range sides {
+	// Create and upload, the same way: rounds of 100 through 4 clients.
+	audio, err := os.ReadFile(o.audio)
+	if err != nil {
+		return err
+	}
+	creates := make([][]float64, len(sides))
+	for round := 0; round < 8; round++ {
+		order := []int{0, 1}
+		if round%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			start := time.Now()
+			if err := createUploads(sides[i].base, audio, round*100, 100, 4); err != nil {
+				return err
+			}
+			creates[i] = append(creates[i], 100/time.Since(start).Seconds())
+		}
+	}
+	for i, s := range sides {
 		slices.Sort(s.rate)
-		fmt.Printf("postgres, %d jobs: first touch (key read, job read) %.0f polls/s, median of %d rounds (%.0f-%.0f)\n",
-			s.n, s.rate[len(s.rate)/2], len(s.rate), s.rate[0], s.rate[len(s.rate)-1])
+		slices.Sort(creates[i])
+		fmt.Printf("postgres, %d jobs: first touch (key read, job read) %.0f polls/s, median of %d rounds (%.0f-%.0f); create+upload %.0f jobs/s, median of %d rounds (%.0f-%.0f)\n",
+			s.n, s.rate[len(s.rate)/2], len(s.rate), s.rate[0], s.rate[len(s.rate)-1],
+			creates[i][len(creates[i])/2], len(creates[i]), creates[i][0], creates[i][len(creates[i])-1])
+		u, _ := url.Parse(o.pgURL)
+		u.Path = "/" + o.pgBase + "_" + strconv.Itoa(s.n)
+		stop(s.svc)
+		if err := storeseed.ResetPostgres(ctx, u.String(), storeseed.Spec{Jobs: s.n}); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// createUploads creates and uploads n jobs from the from-th on, over
+// clients connections, with keys 8 and 9 of the accounts in turn.
+func createUploads(base string, audio []byte, from, n, clients int) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := from + int(next.Add(1)) - 1
+				if i >= from+n {
+					return
+				}
+				raw, _ := storeseed.Key(i%1000, 8+(i/1000)%2)
+				if err := createUpload(base, raw, audio); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // stop stops a service the benchmark started. What it could not finish in
