@@ -168,6 +168,14 @@ func measure(ctx context.Context, o options, audio []byte, store string, n int, 
 	spec := storeseed.Spec{Jobs: n}
 	f := figures{store: store, jobs: n}
 	var err error
+	if dir == "" {
+		// Postgres: the processes' data dir (embedded Kafka, uploads) is
+		// the run's own, removed after it.
+		if dir, err = os.MkdirTemp("", "growth-"); err != nil {
+			return f, err
+		}
+		defer os.RemoveAll(dir)
+	}
 	reset := func() error {
 		if store == "postgres" {
 			return storeseed.ResetPostgres(ctx, dbURL, spec)
@@ -305,13 +313,6 @@ func config(vars map[string]string, dir string) (cli.Config, error) {
 	v := map[string]string{"HYSCRIBE_DATA_DIR": dir}
 	for k, x := range vars {
 		v[k] = x
-	}
-	if v["HYSCRIBE_DATA_DIR"] == "" {
-		d, err := os.MkdirTemp("", "growth-")
-		if err != nil {
-			return cli.Config{}, err
-		}
-		v["HYSCRIBE_DATA_DIR"] = d
 	}
 	return cli.LoadConfig(func(k string) string { return v[k] })
 }
@@ -538,6 +539,11 @@ func interleaved(ctx context.Context, o options, sizes []int) error {
 		rate []float64
 	}
 	var sides []*side
+	work, err := os.MkdirTemp("", "growth-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
 	for _, n := range sizes[:2] {
 		u, err := url.Parse(o.pgURL)
 		if err != nil {
@@ -554,7 +560,7 @@ func interleaved(ctx context.Context, o options, sizes []int) error {
 			"HYSCRIBE_HTTP_ADDR": "127.0.0.1:0", "HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
 			"HYSCRIBE_SHUTDOWN_GRACE": "1s", "HYSCRIBE_LOG_LEVEL": "error", "HYSCRIBE_KEY_CACHE_TTL": "0s",
 			"DATABASE_URL": u.String(),
-		}, "")
+		}, filepath.Join(work, strconv.Itoa(n)))
 		if err != nil {
 			return err
 		}
