@@ -183,11 +183,15 @@ ubm: eval-deps
 ## stereo call through the transcribe stage in flat memory), then the
 ## API and pipeline under load (bench/run.sh: wrk, real processes); prints figures and
 ## rewrites its section of docs/performance.md; then time to transcript against a stand-in GPU
-## engine (bench/engine.sh: CAPACITY, RTF; issue 28's three figures)
+## engine (bench/engine.sh: CAPACITY, RTF; issue 28's three figures); then the store's growth
+## (bench/growth: 10,000 against 1,000,000 jobs on Postgres, 10,000 against 300,000 on SQLite;
+## the seeded stores are kept and reused, GROWTH_FLAGS=-drop removes them)
+GROWTH_FLAGS ?=
 bench: deps
 	$(GO) test -p 1 -timeout 60m -run '^$$' -bench . -benchmem ./domain/... ./adapters/... ./app/...
 	bash bench/run.sh
 	bash bench/engine.sh
+	$(GO) run ./bench/growth -pg "$$HYSCRIBE_TEST_DATABASE_URL" -out docs/performance.md $(GROWTH_FLAGS)
 
 ## lint: vet, golangci-lint (.golangci.yml), gofmt and the dependency rule (domain and ports import no adapter or framework)
 # golangci-lint runs staticcheck, errcheck, gosec, bodyclose, sqlclosecheck,

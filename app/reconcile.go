@@ -17,11 +17,14 @@ import (
 
 // ListTranscriptions lists the caller's jobs (GET /api/listTranscriptions).
 type ListTranscriptions struct {
-	lister ports.JobLister
+	lister ports.JobPager
 }
 
-// NewListTranscriptions builds the use case.
-func NewListTranscriptions(lister ports.JobLister) *ListTranscriptions {
+// NewListTranscriptions builds the use case. It pages with PageJobs, which
+// counts nothing: the API shows no total, and counting an account's jobs
+// made every page cost as much as all of them (docs/performance.md, Store
+// growth).
+func NewListTranscriptions(lister ports.JobPager) *ListTranscriptions {
 	need("lister", lister)
 	return &ListTranscriptions{lister: lister}
 }
@@ -32,7 +35,7 @@ func (uc *ListTranscriptions) Handle(ctx context.Context, p Principal, r domain.
 	if err := RequireBusiness(p); err != nil {
 		return domain.JobPage{}, err
 	}
-	jobs, _, err := uc.lister.ListJobs(ctx, ports.JobQuery{
+	jobs, err := uc.lister.PageJobs(ctx, ports.JobQuery{
 		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor,
 	})
 	if err != nil {

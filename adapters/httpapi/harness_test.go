@@ -76,6 +76,7 @@ type store interface {
 	ports.IdempotencyStore
 	ports.JobDeleter
 	ports.JobLister
+	ports.JobPager
 	ports.DeliveryStore
 }
 

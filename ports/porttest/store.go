@@ -33,6 +33,7 @@ import (
 // the function Store, so the interface takes the plural.)
 type Stores interface {
 	ports.Stores
+	ports.JobPager
 	OutboxSteps
 }
 
@@ -71,6 +72,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Users", userTests},
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},
+		{"JobPages", jobPageTests},
 		{"Search", searchTests},
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},

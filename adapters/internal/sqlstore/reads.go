@@ -85,7 +85,8 @@ func (r Reads) ListUsers(ctx context.Context, account domain.AccountID) ([]domai
 }
 
 // JobUsage returns the account's jobs created since from, light, oldest
-// first, on the index jobs_account_created.
+// first, on the account's index of jobs by creation (jobs_account_created;
+// jobs_account_created_id on Postgres).
 func (r Reads) JobUsage(ctx context.Context, account domain.AccountID, from time.Time) ([]domain.Job, error) {
 	out, err := QueryAll(ctx, r.db, ScanUsage(account), r.stmt.Team.JobUsage, string(account), ToMs(from))
 	if err != nil {

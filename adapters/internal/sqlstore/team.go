@@ -41,7 +41,8 @@ type TeamSQL struct {
 	DeleteOtherSessions string
 	// JobUsage lists an account's ($1) jobs created since $2 (ms), light
 	// (webquery.UsageSelect), oldest first, on the index
-	// jobs_account_created. Scan them with ScanUsage.
+	// jobs_account_created (jobs_account_created_id on Postgres). Scan them
+	// with ScanUsage.
 	JobUsage string
 }
 

@@ -54,6 +54,7 @@ type storeCloser interface {
 	ports.JobHistory
 	ports.AnalysisReplacer
 	ports.MailOutbox
+	ports.JobPager
 	Close() error
 }
 
