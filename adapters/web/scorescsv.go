@@ -104,8 +104,12 @@ func scoresRow(r scoredRecording, cols []questionColumn, zone *time.Location, pu
 		for i, c := range cols {
 			if res, ok := a.Results[c.id]; ok && c.checklist == a.ChecklistID {
 				answers[2*i] = res.Answer
-				// answers[2*i+1], the reviewed answer, is filled once
-				// reviews exist (issue 36 item 3).
+				// The reviewed answer, while the call's review is current
+				// (app.Recording.Reviewed: empty when never reviewed, or
+				// analysed again since).
+				if rv := r.Rec.Reviewed; rv != nil {
+					answers[2*i+1] = rv.Results[c.id].Answer
+				}
 			}
 		}
 	}

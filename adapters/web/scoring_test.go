@@ -184,6 +184,12 @@ func TestScoresCSVKeepsIdentifiersAndHasQuestionsAndSpeakers(t *testing.T) {
 	if err := s.store.SaveAnalysis(context.Background(), a, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The dash call is reviewed: "greet" accepted, "name" overridden to yes.
+	reviewer := domain.User{ID: "u-rev", AccountID: sc.acct, Email: "rev@example.com", Role: domain.RoleAnalyst}
+	if _, _, err := s.uc.Commands.ReviewCall.Handle(context.Background(), sc.acct, reviewer, dash, domain.ReviewInput{
+		Choices: map[string]domain.ReviewChoice{"name": {Answer: domain.AnswerYes, Reason: "said it at 0:12"}}}); err != nil {
+		t.Fatal(err)
+	}
 	form := url.Values{"_csrf": {sc.csrf}, "action": {"export"}, "format": {"txt"}, "doc": {string(dash), string(sc.unnamed), string(sc.partly)}}
 	r := s.do("POST", "/app/recordings/bulk", form, sc.ck)
 	if r.code != 200 {
@@ -211,11 +217,11 @@ func TestScoresCSVKeepsIdentifiersAndHasQuestionsAndSpeakers(t *testing.T) {
 		d[13] != "agent" || d[14] != "'@Անի" || d[15] != "customer" || d[16] != "" {
 		t.Errorf("the dash call's row: %q", d)
 	}
-	if d[6] != "1" || d[7] != "2" || d[8] != "0.50" || d[10] != "0" || d[17] != "yes" || d[18] != "" || d[19] != "no" || d[20] != "" {
+	if d[6] != "1" || d[7] != "2" || d[8] != "0.50" || d[10] != "0" || d[17] != "yes" || d[18] != "yes" || d[19] != "no" || d[20] != "yes" {
 		t.Errorf("the dash call's scores: %q", d)
 	}
 	u := byID[string(sc.unnamed)]
-	if u[7] != "0" || u[8] != "" || u[10] != "2" || u[11] != "yes" || u[17] != "unclear" || u[19] != "unclear" {
+	if u[7] != "0" || u[8] != "" || u[10] != "2" || u[11] != "yes" || u[17] != "unclear" || u[18] != "" || u[19] != "unclear" || u[20] != "" {
 		t.Errorf("the unnamed call is not written as not scored: %q", u)
 	}
 	p := byID[string(sc.partly)]
