@@ -12,20 +12,20 @@ import (
 // backfillSearchText gives every job the search text of this binary
 // (webquery.SearchText), after a migration that changes what search reads
 // (marked webquery.BackfillMarker): the folding is Go's, not SQL's.
-func backfillSearchText(ctx context.Context, tx pgx.Tx) error {
-	rows, _ := tx.Query(ctx, `SELECT id, status, title, transcription, metadata FROM jobs`)
+func backfillSearchText(ctx context.Context, tx pgx.Tx, withFilename bool) error {
+	rows, _ := tx.Query(ctx, `SELECT id, status, title, transcription, metadata, `+sqlstore.FilenameColumn(withFilename)+` FROM jobs`)
 	type row struct{ id, text string }
 	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-		var id, status, title, tr string
+		var id, status, title, tr, file string
 		var meta *string
-		if err := r.Scan(&id, &status, &title, &tr, &meta); err != nil {
+		if err := r.Scan(&id, &status, &title, &tr, &meta, &file); err != nil {
 			return row{}, err
 		}
 		var raw json.RawMessage
 		if meta != nil {
 			raw = json.RawMessage(*meta)
 		}
-		return row{id, sqlstore.BackfillSearchText(status, title, tr, raw)}, nil
+		return row{id, sqlstore.BackfillSearchText(status, title, tr, raw, file)}, nil
 	})
 	if err != nil {
 		return err

@@ -193,7 +193,7 @@ func migrate(ctx context.Context, db *sql.DB) (done []string, version int, err e
 			return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if m.Version == 3 || strings.Contains(m.SQL, webquery.BackfillMarker) {
-			if err := backfillSearchText(ctx, tx); err != nil {
+			if err := backfillSearchText(ctx, tx, m.Version >= sqlstore.FilenameMigration); err != nil {
 				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
@@ -303,21 +303,21 @@ func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 // (webquery.SearchText): after migration 3, which added the column that
 // SQLite's lower() cannot fill for Armenian, and after each migration that
 // changes what search reads (marked webquery.BackfillMarker).
-func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, status, title, transcription, metadata FROM jobs`)
+func backfillSearchText(ctx context.Context, tx *sql.Tx, withFilename bool) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, status, title, transcription, metadata, `+sqlstore.FilenameColumn(withFilename)+` FROM jobs`)
 	if err != nil {
 		return err
 	}
 	type row struct{ id, text string }
 	var all []row
 	for rows.Next() {
-		var id, status, title, tr string
+		var id, status, title, tr, file string
 		var meta sql.NullString
-		if err := rows.Scan(&id, &status, &title, &tr, &meta); err != nil {
+		if err := rows.Scan(&id, &status, &title, &tr, &meta, &file); err != nil {
 			rows.Close()
 			return err
 		}
-		all = append(all, row{id, sqlstore.BackfillSearchText(status, title, tr, json.RawMessage(meta.String))})
+		all = append(all, row{id, sqlstore.BackfillSearchText(status, title, tr, json.RawMessage(meta.String), file)})
 	}
 	if err := rows.Close(); err != nil {
 		return err

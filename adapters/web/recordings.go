@@ -51,6 +51,9 @@ type historyData struct {
 	Types      []domain.JobType
 	Checklists []domain.Checklist
 	Filtered   bool
+	// Columns are the metadata keys the account shows as columns
+	// (domain.Account.ListColumns).
+	Columns []string
 }
 
 type historyRow struct {
@@ -61,6 +64,14 @@ type historyRow struct {
 	// With a search: the title with the match marked, and a piece of the
 	// transcript or metadata around the match.
 	TitleMatch, Snippet *domain.Snippet
+	// Columns are the row's values of the account's metadata columns.
+	Columns []columnCell
+}
+
+// columnCell is one metadata column of a history row; Href, on the
+// account's agent column, lists that agent's calls.
+type columnCell struct {
+	Key, Value, Href string
 }
 
 const historyPageSize = 25
@@ -102,6 +113,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 	d := historyData{Filter: f, Total: page.Total, Page: f.Page, Checklists: cls,
 		Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},
 		Types:    []domain.JobType{domain.TypeSingleVoice, domain.TypePhoneCall},
+		Columns:  v.Account.ListColumnKeys(),
 		Filtered: f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != ""}
 	d.Pages = max(1, (page.Total+historyPageSize-1)/historyPageSize)
 	if f.Page > 1 {
@@ -112,6 +124,9 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	for _, j := range page.Jobs {
 		row := historyRow{Job: j, Duration: j.Duration}
+		for _, k := range d.Columns {
+			row.Columns = append(row.Columns, columnCell{Key: k, Value: domain.MetadataValue(j.Metadata, k)})
+		}
 		if f.Q != "" {
 			row.TitleMatch, row.Snippet = searchSnippets(j, f.Q)
 		}

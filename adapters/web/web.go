@@ -222,6 +222,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/recordings/:docId/upload-url", w.uploadURL)
 	r.Post("/settings/retention", w.saveRetention)
 	r.Post("/settings/calls", w.saveCalls)
+	r.Post("/settings/columns", w.saveColumns)
 	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
 	r.Get("/settings", w.settings)
 	r.Post("/settings/receiver", w.saveReceiver)

@@ -272,5 +272,5 @@ func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, er
 // people may see of the job (domain.Job.Shown).
 func shownSearchText(j domain.Job) string {
 	j = j.Shown()
-	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
+	return domain.SearchText(j.Title, j.Transcription, j.Metadata, j.Filename)
 }

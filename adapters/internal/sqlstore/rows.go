@@ -255,6 +255,8 @@ type accountRow struct {
 	CreatedAt          int64  `db:"created_at"`
 	TimeZone           string `db:"time_zone"`
 	AgentChannel       string `db:"agent_channel"`
+	ListColumns        string `db:"list_columns"`
+	AgentKey           string `db:"agent_key"`
 	TrialEmail         string `db:"trial_email"`
 	TrialTokenHash     string `db:"trial_token_hash"`
 	TrialGrantedAt     *int64 `db:"trial_granted_at"`
@@ -269,6 +271,7 @@ func AccountRow(a domain.Account) []any {
 		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
 		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
 		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+		ListColumns: a.ListColumns, AgentKey: a.AgentKey,
 		TrialEmail: a.TrialEmail, TrialTokenHash: a.TrialTokenHash, TrialGrantedAt: ToNullMs(a.TrialGrantedAt),
 	})
 }
@@ -288,7 +291,7 @@ func (s *AccountScan) Account() domain.Account {
 		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
 		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
 		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
-		AgentChannel: r.AgentChannel, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
+		AgentChannel: r.AgentChannel, ListColumns: r.ListColumns, AgentKey: r.AgentKey, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
 		TrialGrantedAt: FromNullMs(r.TrialGrantedAt),
 	}
 }
@@ -609,11 +612,24 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 // before the job is transcribed.
 func searchText(j domain.Job) string {
 	j = j.Shown()
-	return webquery.SearchText(j.Title, j.Transcription, j.Metadata)
+	return webquery.SearchText(j.Title, j.Transcription, j.Metadata, j.Filename)
+}
+
+// FilenameMigration is the migration that added jobs.filename (14): a
+// search text backfill of an earlier migration has no file names to read.
+const FilenameMigration = 14
+
+// FilenameColumn is what a search text backfill selects as the file name:
+// the column, or ” before FilenameMigration.
+func FilenameColumn(exists bool) string {
+	if exists {
+		return "filename"
+	}
+	return "''"
 }
 
 // BackfillSearchText is a stored job's search_text from the columns the
 // stores' backfills read.
-func BackfillSearchText(status, title, transcription string, metadata json.RawMessage) string {
-	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata})
+func BackfillSearchText(status, title, transcription string, metadata json.RawMessage, filename string) string {
+	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata, Filename: filename})
 }
