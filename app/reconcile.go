@@ -33,7 +33,7 @@ func (uc *ListTranscriptions) Handle(ctx context.Context, p Principal, r domain.
 		return domain.JobPage{}, err
 	}
 	jobs, _, err := uc.lister.ListJobs(ctx, ports.JobQuery{
-		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor,
+		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor.Key(),
 	})
 	if err != nil {
 		return domain.JobPage{}, fmt.Errorf("list jobs: %w", err)

@@ -38,6 +38,23 @@ type Analysis struct {
 	Error            string // why it failed; empty when ok
 	Results          map[string]QuestionResult
 	CreatedAt        time.Time
+	// ListScore is the call's score as the history sorts and filters by
+	// it: ScoreOf's Value with the checklist version's weights, set by the
+	// use case that made the analysis (WithListScore); nil when failed.
+	// The stores keep it on the job's row (ports.ListedJob.Score), not
+	// the analysis's: an analysis read back has none.
+	ListScore *float64
+}
+
+// WithListScore is a with its ListScore under weights (the checklist
+// version's): its total when ok, none when failed.
+func (a Analysis) WithListScore(weights map[string]float64) Analysis {
+	a.ListScore = nil
+	if a.Status == AnalysisOK {
+		v := ScoreOf(a, weights).Value
+		a.ListScore = &v
+	}
+	return a
 }
 
 // NewAnalysis builds the analysis of j against c from the analyser's results,

@@ -167,6 +167,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (done []string, version in
 					return fmt.Errorf("migrate: %s: %w", m.Name, err)
 				}
 			}
+			if strings.Contains(m.SQL, sqlstore.ListScoreMarker) {
+				if err := backfillListScores(ctx, tx); err != nil {
+					return fmt.Errorf("migrate: %s: %w", m.Name, err)
+				}
+			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 				m.Version, m.Name, time.Now().UnixMilli()); err != nil {
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)

@@ -36,3 +36,30 @@ func backfillSearchText(ctx context.Context, tx pgx.Tx, withFilename bool) error
 	}
 	return tx.SendBatch(ctx, b).Close()
 }
+
+// backfillListScores gives every analysed job its list_score
+// (sqlstore.BackfillListScores), after the migration that added it.
+func backfillListScores(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, sqlstore.BackfillAnalyses)
+	if err != nil {
+		return err
+	}
+	analyses, err := sqlstore.Collect(rows, sqlstore.ScanAnalysis)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if rows, err = tx.Query(ctx, sqlstore.BackfillChecklists); err != nil {
+		return err
+	}
+	checklists, err := sqlstore.Collect(rows, sqlstore.ScanChecklist)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	for doc, v := range sqlstore.BackfillListScores(analyses, checklists) {
+		b.Queue(sqlstore.SetListScore, v, string(doc))
+	}
+	return tx.SendBatch(ctx, b).Close()
+}

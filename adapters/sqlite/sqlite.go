@@ -197,6 +197,11 @@ func migrate(ctx context.Context, db *sql.DB) (done []string, version int, err e
 				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
+		if strings.Contains(m.SQL, sqlstore.ListScoreMarker) {
+			if err := backfillListScores(ctx, tx); err != nil {
+				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 			m.Version, m.Name, time.Now().UnixMilli()); err != nil {
 			return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
@@ -324,6 +329,35 @@ func backfillSearchText(ctx context.Context, tx *sql.Tx, withFilename bool) erro
 	}
 	for _, r := range all {
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET search_text = ? WHERE id = ?`, r.text, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backfillListScores gives every analysed job its list_score
+// (sqlstore.BackfillListScores), after the migration that added it.
+func backfillListScores(ctx context.Context, tx *sql.Tx) error {
+	read := func(query string) (*sql.Rows, error) { return tx.QueryContext(ctx, query) }
+	rows, err := read(sqlstore.BackfillAnalyses)
+	if err != nil {
+		return err
+	}
+	analyses, err := sqlstore.Collect(rows, sqlstore.ScanAnalysis)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if rows, err = read(sqlstore.BackfillChecklists); err != nil {
+		return err
+	}
+	checklists, err := sqlstore.Collect(rows, sqlstore.ScanChecklist)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	for doc, v := range sqlstore.BackfillListScores(analyses, checklists) {
+		if _, err := tx.ExecContext(ctx, sqlstore.SetListScore, v, string(doc)); err != nil {
 			return err
 		}
 	}

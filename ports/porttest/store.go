@@ -72,6 +72,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"Sessions", sessionTests},
 		{"JobList", jobListTests},
 		{"Search", searchTests},
+		{"History", historyTests},
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
 		{"QA", qaTests},

@@ -52,9 +52,10 @@ type jobRow struct {
 // JobCols are the columns a job is read from (jobRow's).
 var JobCols = Columns[jobRow]()
 
-// JobWriteCols are the columns a job row is written with: JobCols and
-// search_text, which only the history's search reads.
-var JobWriteCols = append(slices.Clone(JobCols), "search_text")
+// JobWriteCols are the columns a job row is written with: JobCols,
+// search_text, which only the history's search reads, and list_duration,
+// which the history sorts by (migration 28).
+var JobWriteCols = append(slices.Clone(JobCols), "search_text", "list_duration")
 
 // toJobRow is j as stored: its JSON values encoded, an absent one NULL.
 func toJobRow(j domain.Job) (jobRow, error) {
@@ -104,7 +105,7 @@ func JobRow(j domain.Job) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(Values(&r), searchText(j)), nil
+	return append(Values(&r), searchText(j), listDuration(j)), nil
 }
 
 // JobScan holds a job row's columns (JobCols) as scanned, before decoding:
@@ -202,7 +203,7 @@ func (d Dialect) ListedCols() string {
 		duration, size = "audio::json ->> 'duration'", "octet_length(metadata)"
 	}
 	meta := "CASE WHEN " + size + " > " + strconv.Itoa(domain.MaxListedMetadataBytes) + " THEN '' ELSE metadata END"
-	return "id, account_id, type, status, " + meta + ", checklist_id, created_at, title, error, filename, " + duration
+	return "id, account_id, type, status, " + meta + ", checklist_id, created_at, title, error, filename, " + duration + ", list_score, list_duration"
 }
 
 // ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
@@ -217,7 +218,7 @@ type ListedScan struct {
 // Dest lists the scan destinations of ListedCols.
 func (r *ListedScan) Dest() []any {
 	l := &r.l
-	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration}
+	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration, &l.Score, &l.SortDuration}
 }
 
 // Listed decodes the scanned row.
@@ -613,6 +614,29 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 func searchText(j domain.Job) string {
 	j = j.Shown()
 	return webquery.SearchText(j.Title, j.Transcription, j.Metadata, j.Filename)
+}
+
+// listDuration is the job's list_duration: its seconds, or
+// domain.NoValue before it is measured.
+func listDuration(j domain.Job) float64 {
+	if d := j.Duration(); d != nil {
+		return *d
+	}
+	return domain.NoValue
+}
+
+// SetListScore writes a job's list_score ($1) beside its analysis, in the
+// analysis's transaction; $2 is the job's ID. Both engines number their
+// parameters this way.
+const SetListScore = "UPDATE jobs SET list_score = $1 WHERE id = $2"
+
+// ListScore is the list_score an analysis gives its job
+// (domain.Analysis.ListScore; domain.NoValue without one).
+func ListScore(a domain.Analysis) float64 {
+	if a.ListScore == nil || a.Status != domain.AnalysisOK {
+		return domain.NoValue
+	}
+	return *a.ListScore
 }
 
 // FilenameMigration is the migration that added jobs.filename (14): a

@@ -23,3 +23,6 @@ CREATE INDEX jobs_account_score ON jobs (account_id, list_score, created_at, id)
 -- Search also reads the uploaded file's name (ext115_2026-11-20_1312.mp3),
 -- so the search text of every job is recomputed:
 -- go: recompute search_text
+-- and the scores of the analyses made before list_score existed, from
+-- each analysis and its checklist version's weights:
+-- go: recompute list_score
