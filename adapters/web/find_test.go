@@ -80,3 +80,48 @@ func TestHistoryTellsCallsApart(t *testing.T) {
 		t.Fatalf("a member's change of the columns: %d, want 403", r.code)
 	}
 }
+
+// TestBulkActionOverAFilter: "select all matching" deletes every call the
+// history's filter keeps, beyond the 25 rows of a page, in the account
+// only; the page offers it with the count and the delete button's
+// confirmation can say how many (issue 36, item 6).
+func TestBulkActionOverAFilter(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, csrf, acct := s.signUp("a@example.am")
+	_, _, other := s.signUp("b@example.am")
+	if r := s.do("POST", "/app/settings/columns", url.Values{"_csrf": {csrf}, "listColumns": {""}, "agentKey": {"agent"}}, ck); r.code != 303 {
+		t.Fatalf("agent key: %d", r.code)
+	}
+	var keep []domain.DocID
+	for range 30 {
+		s.job(acct, "Զանգ", []byte("x"), `{"agent":"ext115"}`)
+	}
+	for range 3 {
+		keep = append(keep, s.job(acct, "Զանգ", []byte("x"), `{"agent":"ext204"}`))
+	}
+	theirs := s.job(other, "Զանգ", []byte("x"), `{"agent":"ext115"}`)
+
+	page := s.do("GET", "/app/recordings?agent=ext115", nil, ck).body
+	if !strings.Contains(page, `id="bulk-all"`) || !strings.Contains(page, "30") || !strings.Contains(page, `data-confirm-n=`) {
+		t.Fatal("the history does not offer to select all 30 matching, or its confirmation cannot say how many")
+	}
+	memberCk := s.member(acct, "m@example.am")
+	form := url.Values{"_csrf": {memberCk["_csrf"]}, "action": {"delete"}, "all": {"1"}, "filter": {"agent=ext115"}}
+	if r := s.do("POST", "/app/recordings/bulk", form, memberCk); r.code != 403 {
+		t.Fatalf("a member's delete of all matching: %d, want 403", r.code)
+	}
+	form.Set("_csrf", csrf)
+	r := s.do("POST", "/app/recordings/bulk", form, ck)
+	if r.code != 303 || r.header.Get("Location") != "/app/recordings?deleted=30" {
+		t.Fatalf("delete all matching: %d to %q, want 303 saying 30", r.code, r.header.Get("Location"))
+	}
+	ctx := context.Background()
+	for _, id := range append(keep, theirs) {
+		if _, err := s.store.GetJob(ctx, id); err != nil {
+			t.Fatalf("%s, outside the filter or the account, was deleted: %v", id, err)
+		}
+	}
+	if got := s.do("GET", "/app/recordings?agent=ext115", nil, ck).body; strings.Contains(got, "<tr data-live-id=") {
+		t.Fatal("calls of the filter remain")
+	}
+}

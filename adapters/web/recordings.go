@@ -108,10 +108,19 @@ type columnCell struct {
 
 // historyFilterOf reads the history's query string.
 func historyFilterOf(c *fiber.Ctx) historyFilter {
-	return historyFilter{Status: c.Query("status"), Type: c.Query("type"), Checklist: c.Query("checklist"),
-		From: c.Query("from"), To: c.Query("to"), Q: strings.TrimSpace(c.Query("q")),
-		Sort: c.Query("sort"), ScoreFrom: strings.TrimSpace(c.Query("scoreFrom")), ScoreUnder: strings.TrimSpace(c.Query("scoreUnder")),
-		Agent: strings.TrimSpace(c.Query("agent")), Review: c.Query("review"), At: c.Query("at")}
+	return historyFilterOfValues(url.Values{
+		"status": {c.Query("status")}, "type": {c.Query("type")}, "checklist": {c.Query("checklist")}, "from": {c.Query("from")},
+		"to": {c.Query("to")}, "q": {c.Query("q")}, "sort": {c.Query("sort")}, "scoreFrom": {c.Query("scoreFrom")},
+		"scoreUnder": {c.Query("scoreUnder")}, "agent": {c.Query("agent")}, "review": {c.Query("review")}, "at": {c.Query("at")}})
+}
+
+// historyFilterOfValues reads the history's parameters from v (a query
+// string, or the bulk form's filter).
+func historyFilterOfValues(v url.Values) historyFilter {
+	return historyFilter{Status: v.Get("status"), Type: v.Get("type"), Checklist: v.Get("checklist"),
+		From: v.Get("from"), To: v.Get("to"), Q: strings.TrimSpace(v.Get("q")),
+		Sort: v.Get("sort"), ScoreFrom: strings.TrimSpace(v.Get("scoreFrom")), ScoreUnder: strings.TrimSpace(v.Get("scoreUnder")),
+		Agent: strings.TrimSpace(v.Get("agent")), Review: v.Get("review"), At: v.Get("at")}
 }
 
 // historyQuery is the list query of f for visitor v; a part of f that

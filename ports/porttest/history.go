@@ -126,3 +126,78 @@ var historyTests = []subtest{
 		wantList(t, s, ports.JobQuery{Account: acct.ID, NeedsReview: true}, 5, "c6", "c5", "c4", "c2", "c1")
 	}},
 }
+
+// BenchmarkHistoryPaging measures the web history's first page and a page
+// near its end (the last 100 of n calls) in every order, as the history
+// asks for them (25 rows, the total counted): keyset pages read an index
+// in order from the page's key, so the deep page costs what the first
+// does. "DeepOffset" is the same deep page by OFFSET, as the history paged
+// before, for comparison. One call in ten has a scored analysis.
+func BenchmarkHistoryPaging(b *testing.B, s Stores, n int, settle func()) {
+	ctx := b.Context()
+	acct := domain.Account{ID: "bench", Name: "Bench", Plan: domain.PlanBusiness, BalanceMs: 1 << 40, CreatedAt: t0}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		b.Fatal(err)
+	}
+	type row struct {
+		id         domain.DocID
+		created    time.Time
+		dur, score float64
+	}
+	rows := make([]row, n)
+	for i := range n {
+		r := row{id: domain.DocID(fmt.Sprintf("doc-%06d", i)), created: t0.Add(time.Duration(i/3) * time.Second), dur: float64(30 + (i*7919)%600), score: domain.NoValue}
+		j, evs := domain.NewJob(r.id, acct.ID, domain.CreateRequest{Type: domain.TypePhoneCall,
+			Metadata: json.RawMessage(fmt.Sprintf(`{"agent":"ext%d"}`, i%40))}, r.created, domain.UploadWindow)
+		j.Audio = &domain.AudioInfo{Format: "mp3", Duration: r.dur, Channels: 1, SampleRate: 16000}
+		if err := s.CreateJob(ctx, j, evs[:0]); err != nil {
+			b.Fatal(err)
+		}
+		if i%10 == 0 {
+			r.score = float64((i*31)%101) / 100
+			a := sampleAnalysis("an-"+string(r.id), r.id, acct.ID)
+			a.ListScore = &r.score
+			if err := s.SaveAnalysis(ctx, a, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rows[i] = r
+	}
+	if settle != nil {
+		settle()
+	}
+	for _, sort := range domain.HistorySorts {
+		keys := make([]domain.HistoryKey, n)
+		for i, r := range rows {
+			v := r.score
+			if sort.Field() == domain.FieldDuration {
+				v = r.dur
+			}
+			keys[i] = domain.KeyOf(sort, v, r.created, r.id)
+		}
+		slices.SortFunc(keys, func(a, c domain.HistoryKey) int {
+			if sort.Before(a, c) {
+				return -1
+			}
+			return 1
+		})
+		name := string(sort)
+		if name == "" {
+			name = "date-desc"
+		}
+		page := func(b *testing.B, q ports.JobQuery) {
+			q.Account, q.Sort, q.Limit = acct.ID, sort, 25
+			for b.Loop() {
+				jobs, total, err := s.ListJobs(ctx, q)
+				if err != nil || len(jobs) != 25 || total != n {
+					b.Fatalf("%d jobs of %d, %v", len(jobs), total, err)
+				}
+			}
+		}
+		b.Run(name+"/First", func(b *testing.B) { page(b, ports.JobQuery{}) })
+		b.Run(name+"/Deep", func(b *testing.B) { page(b, ports.JobQuery{After: keys[n-101]}) })
+		if sort == domain.SortNewest {
+			b.Run(name+"/DeepOffset", func(b *testing.B) { page(b, ports.JobQuery{Offset: n - 100}) })
+		}
+	}
+}

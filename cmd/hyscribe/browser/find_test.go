@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hyscribe/hyscribe/adapters/sqlite"
@@ -213,6 +215,47 @@ func TestFindAndTriageCallsInABrowser(t *testing.T) {
 	}
 	bothWidthsAndLangs(t, b, s, shots, "find-03-settings", "/app/settings#columns")
 	bothWidthsAndLangs(t, b, s, shots, "find-04-history", "/app/recordings")
+
+	// Bulk (item 6): the form counts the ticked rows, then every call of
+	// the filter, and the deletion's confirmation says how many.
+	var dialogs []string
+	var mu sync.Mutex
+	chromedp.ListenTarget(b, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			mu.Lock()
+			dialogs = append(dialogs, d.Message)
+			mu.Unlock()
+		}
+	})
+	var one, all string
+	run(t, b, "tick one, then all matching",
+		chromedp.Navigate(back),
+		chromedp.WaitVisible("#bulk-all", chromedp.ByID),
+		chromedp.Click(`tr[data-live-id="call-a3"] input.pick`, chromedp.ByQuery),
+		chromedp.Text("#bulk-count", &one, chromedp.ByID),
+		chromedp.Click("#bulk-all", chromedp.ByID),
+		chromedp.Text("#bulk-count", &all, chromedp.ByID),
+	)
+	if !strings.Contains(one, "1") || !strings.Contains(all, "2") {
+		t.Fatalf("the bulk form counts %q with one row ticked and %q with all matching, want 1 and 2", one, all)
+	}
+	shoot(t, b, shots, "find-05-bulk-all-hy-1280")
+	run(t, b, "delete all matching",
+		chromedp.Click("#bulk-delete", chromedp.ByID),
+		chromedp.WaitVisible("#history-total", chromedp.ByID),
+		chromedp.WaitReady(`[role="status"]`, chromedp.ByQuery),
+		chromedp.Navigate(s.base+"/app/recordings"),
+		chromedp.WaitVisible("#history", chromedp.ByID),
+		chromedp.Evaluate(rowIDs, &ids),
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialogs) != 1 || !strings.Contains(dialogs[0], "2") {
+		t.Fatalf("the deletion asked %q, want one confirmation saying 2", dialogs)
+	}
+	if ids != "call-b1 call-a2 call-b2 call-a5 call-a4" {
+		t.Fatalf("after deleting ext115's calls under 0.5 this week the history lists %q", ids)
+	}
 }
 
 // bothWidthsAndLangs screenshots path at 1280 and 390 px in Armenian and
