@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,4 +126,14 @@ func TestBulkActionOverAFilter(t *testing.T) {
 	if got := s.do("GET", "/app/recordings?agent=ext115", nil, ck).body; strings.Contains(got, "<tr data-live-id=") {
 		t.Fatal("calls of the filter remain")
 	}
+}
+
+// nextPage is the address of the page after path's (its "next" link).
+func nextPage(tb testing.TB, s *site, ck map[string]string, path string) string {
+	tb.Helper()
+	m := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(s.do("GET", path, nil, ck).body)
+	if m == nil {
+		tb.Fatalf("%s has no next page", path)
+	}
+	return html.UnescapeString(m[1])
 }
