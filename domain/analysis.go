@@ -41,8 +41,8 @@ type Analysis struct {
 	// ListScore is the call's score as the history sorts and filters by
 	// it: ScoreOf's Value with the checklist version's weights, set by the
 	// use case that made the analysis (WithListScore); nil when failed.
-	// The stores keep it on the job's row (ports.ListedJob.Score), not
-	// the analysis's: an analysis read back has none.
+	// The stores keep it with the analysis and on its job's row
+	// (ports.ListedJob.Score), where the history's index reads it.
 	ListScore *float64
 }
 

@@ -60,6 +60,7 @@ func backfillListScores(ctx context.Context, tx pgx.Tx) error {
 	b := &pgx.Batch{}
 	for doc, v := range sqlstore.BackfillListScores(analyses, checklists) {
 		b.Queue(sqlstore.SetListScore, v, string(doc))
+		b.Queue(sqlstore.BackfillAnalysisScore, v, string(doc))
 	}
 	return tx.SendBatch(ctx, b).Close()
 }

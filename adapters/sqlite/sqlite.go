@@ -360,6 +360,9 @@ func backfillListScores(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, sqlstore.SetListScore, v, string(doc)); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, sqlstore.BackfillAnalysisScore, v, string(doc)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package porttest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -199,5 +200,27 @@ func BenchmarkHistoryPaging(b *testing.B, s Stores, n int, settle func()) {
 		if sort == domain.SortNewest {
 			b.Run(name+"/DeepOffset", func(b *testing.B) { page(b, ports.JobQuery{Offset: n - 100}) })
 		}
+	}
+}
+
+// ListScoreBackfill: an analysis saved before list_score existed (none
+// written) gets, from the store's migration backfill, the score its
+// pages show under its checklist version's weights, on the analysis and
+// on its job, where the history sorts by it.
+func ListScoreBackfill(t *testing.T, s Stores, backfill func()) {
+	t.Helper()
+	acct := webAccount(t, s, "acc")
+	noErr(t, s.CreateChecklist(ctxOf(t), domain.Checklist{ID: "cl-1", AccountID: acct.ID, Name: "Q", Version: 2, CreatedAt: t0,
+		Questions: []domain.Question{{ID: "greet", Text: "Greeted?", Weight: 3}, {ID: "name", Text: "Named?", Weight: 1}}}))
+	triageJob(t, s, "old", acct.ID, t0, 60, `{}`, nil)
+	a := sampleAnalysis("an-old", "old", acct.ID) // greet 0.9 (weight 3), name 0 (weight 1)
+	noErr(t, s.SaveAnalysis(ctxOf(t), a, nil))
+	backfill()
+	want := (3*0.9 + 0) / 4
+	jobs, _, err := s.ListJobs(ctxOf(t), ports.JobQuery{Account: acct.ID})
+	noErr(t, err)
+	got := must(s.AnalysisByDoc(ctxOf(t), "old"))
+	if len(jobs) != 1 || math.Abs(jobs[0].Score-want) > 1e-9 || got.ListScore == nil || math.Abs(*got.ListScore-want) > 1e-9 {
+		t.Fatalf("after the backfill: listed %+v, analysis %v; want %.3f on both", jobs, got.ListScore, want)
 	}
 }

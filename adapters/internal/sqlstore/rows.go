@@ -352,16 +352,17 @@ func ScanUser(sc Scanner) (domain.User, error) {
 
 // analysisRow is an analysis as stored (see jobRow); its results are JSON.
 type analysisRow struct {
-	ID               string `db:"id"`
-	DocID            string `db:"doc_id"`
-	AccountID        string `db:"account_id"`
-	ChecklistID      string `db:"checklist_id"`
-	ChecklistVersion int    `db:"checklist_version"`
-	ChecklistName    string `db:"checklist_name"`
-	Status           string `db:"status"`
-	Error            string `db:"error"`
-	Results          string `db:"results"`
-	CreatedAt        int64  `db:"created_at"`
+	ID               string   `db:"id"`
+	DocID            string   `db:"doc_id"`
+	AccountID        string   `db:"account_id"`
+	ChecklistID      string   `db:"checklist_id"`
+	ChecklistVersion int      `db:"checklist_version"`
+	ChecklistName    string   `db:"checklist_name"`
+	Status           string   `db:"status"`
+	Error            string   `db:"error"`
+	Results          string   `db:"results"`
+	CreatedAt        int64    `db:"created_at"`
+	ListScore        *float64 `db:"list_score"`
 }
 
 // AnalysisCols are an analysis's columns (analysisRow's).
@@ -379,7 +380,7 @@ func AnalysisRow(a domain.Analysis) ([]any, error) {
 	}
 	return Values(&analysisRow{ID: a.ID, DocID: string(a.DocID), AccountID: string(a.AccountID),
 		ChecklistID: a.ChecklistID, ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName,
-		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt)}), nil
+		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt), ListScore: a.ListScore}), nil
 }
 
 // ScanAnalysis reads one analysis row (AnalysisCols).
@@ -390,7 +391,7 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 	}
 	a := domain.Analysis{ID: r.ID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
 		ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion, ChecklistName: r.ChecklistName,
-		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt)}
+		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt), ListScore: r.ListScore}
 	if err := json.Unmarshal([]byte(r.Results), &a.Results); err != nil {
 		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
 	}
@@ -629,6 +630,10 @@ func listDuration(j domain.Job) float64 {
 // analysis's transaction; $2 is the job's ID. Both engines number their
 // parameters this way.
 const SetListScore = "UPDATE jobs SET list_score = $1 WHERE id = $2"
+
+// BackfillAnalysisScore gives an analysis ($2, a docId) the list_score
+// ($1) a backfill computed; -1 (none) stays NULL.
+const BackfillAnalysisScore = "UPDATE analyses SET list_score = CASE WHEN CAST($1 AS DOUBLE PRECISION) >= 0 THEN CAST($1 AS DOUBLE PRECISION) END WHERE doc_id = $2"
 
 // ListScore is the list_score an analysis gives its job
 // (domain.Analysis.ListScore; domain.NoValue without one).

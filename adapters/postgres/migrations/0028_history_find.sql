@@ -19,6 +19,9 @@ UPDATE jobs SET list_duration = coalesce((audio::json ->> 'duration')::double pr
 CREATE INDEX jobs_account_created_id ON jobs (account_id, created_at, id);
 CREATE INDEX jobs_account_duration ON jobs (account_id, list_duration, created_at, id);
 CREATE INDEX jobs_account_score ON jobs (account_id, list_score, created_at, id);
+-- The analysis keeps the score it gave its job (NULL: failed, or made
+-- before this migration until the backfill below).
+ALTER TABLE analyses ADD COLUMN list_score double precision;
 
 -- Search also reads the uploaded file's name (ext115_2026-11-20_1312.mp3),
 -- so the search text of every job is recomputed:
