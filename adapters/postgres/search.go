@@ -13,7 +13,11 @@ import (
 // (webquery.SearchText), after a migration that changes what search reads
 // (marked webquery.BackfillMarker): the folding is Go's, not SQL's.
 func backfillSearchText(ctx context.Context, tx pgx.Tx, withFilename bool) error {
-	rows, _ := tx.Query(ctx, `SELECT id, status, title, transcription, metadata, `+sqlstore.FilenameColumn(withFilename)+` FROM jobs`)
+	query := `SELECT id, status, title, transcription, metadata, '' FROM jobs`
+	if withFilename {
+		query = `SELECT id, status, title, transcription, metadata, filename FROM jobs`
+	}
+	rows, _ := tx.Query(ctx, query)
 	type row struct{ id, text string }
 	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 		var id, status, title, tr, file string

@@ -30,24 +30,34 @@ func TestHistoryOrdersReadAnIndex(t *testing.T) {
 			if keyset != "" {
 				where = append(where, keyset)
 			}
-			rows, err := s.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE "+strings.Join(where, " AND ")+order+" LIMIT 25", a.Values...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, notused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
+			plan := explain(t, s, "SELECT id FROM jobs WHERE "+strings.Join(where, " AND ")+order+" LIMIT 25", a.Values)
 			all := strings.Join(plan, "; ")
 			if len(plan) != 1 || !strings.HasPrefix(all, "SEARCH jobs USING COVERING INDEX jobs_account_") || after && !strings.Contains(all, ")") {
 				t.Errorf("order %q (after a key: %v) is planned as %q, want one search of an index in the order", sort, after, all)
 			}
 		}
 	}
+}
+
+// explain is SQLite's plan of query, a line per step.
+func explain(t *testing.T, s *Store, query string, args []any) []string {
+	t.Helper()
+	rows, err := s.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

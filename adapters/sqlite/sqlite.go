@@ -309,7 +309,11 @@ func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 // SQLite's lower() cannot fill for Armenian, and after each migration that
 // changes what search reads (marked webquery.BackfillMarker).
 func backfillSearchText(ctx context.Context, tx *sql.Tx, withFilename bool) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, status, title, transcription, metadata, `+sqlstore.FilenameColumn(withFilename)+` FROM jobs`)
+	query := `SELECT id, status, title, transcription, metadata, '' FROM jobs`
+	if withFilename {
+		query = `SELECT id, status, title, transcription, metadata, filename FROM jobs`
+	}
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}

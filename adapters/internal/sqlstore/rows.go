@@ -648,15 +648,6 @@ func ListScore(a domain.Analysis) float64 {
 // search text backfill of an earlier migration has no file names to read.
 const FilenameMigration = 14
 
-// FilenameColumn is what a search text backfill selects as the file name:
-// the column, or ” before FilenameMigration.
-func FilenameColumn(exists bool) string {
-	if exists {
-		return "filename"
-	}
-	return "''"
-}
-
 // BackfillSearchText is a stored job's search_text from the columns the
 // stores' backfills read.
 func BackfillSearchText(status, title, transcription string, metadata json.RawMessage, filename string) string {
