@@ -212,7 +212,8 @@
     }
     var filters = document.querySelector("form.filters");
     if (filters && filters.getAttribute("data-more")) {
-      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date]"), function (i) { return i.value; });
+      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date], input[type=text]"), function (i) { return i.value; }) ||
+        filters.querySelector("input[type=checkbox]:checked") !== null;
       filters.appendChild(fold(filters, "filters-toggle", filters.getAttribute("data-more"), used));
     }
   }
