@@ -113,6 +113,7 @@ func (uc *AnalyzeTranscript) GiveUp(ctx context.Context, ev domain.Event, reason
 }
 
 func (uc *AnalyzeTranscript) save(ctx context.Context, j domain.Job, a domain.Analysis, weights map[string]float64) error {
+	a = a.WithListScore(weights)
 	ev := domain.NewAnalysisReadyEvent(a, j, weights, a.CreatedAt)
 	err := uc.analyses.SaveAnalysis(ctx, a, []domain.Event{ev})
 	if errors.Is(err, domain.ErrConflict) {

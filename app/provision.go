@@ -115,6 +115,11 @@ type AccountChanges struct {
 	NotifyFailures     *bool
 	TimeZone           *string // an IANA zone, or "" for the deployment's default
 	AgentChannel       *string // "left", "right" or "" (not known)
+	// ListColumns are the metadata keys the history shows as columns, as
+	// an owner typed them (domain.ParseListColumns); AgentKey the key
+	// naming a call's agent ("" none; domain.ValidMetadataKey).
+	ListColumns *string
+	AgentKey    *string
 }
 
 // UpdateAccount changes an account's settings.
@@ -162,6 +167,18 @@ func updateAccount(ctx context.Context, accounts ports.AccountStore, id domain.A
 	if err := validateQA(c); err != nil {
 		return domain.Account{}, err
 	}
+	if c.ListColumns != nil {
+		cols, err := domain.ParseListColumns(*c.ListColumns)
+		if err != nil {
+			return domain.Account{}, err
+		}
+		c.ListColumns = &cols
+	}
+	if c.AgentKey != nil && *c.AgentKey != "" {
+		if err := domain.ValidMetadataKey(*c.AgentKey); err != nil {
+			return domain.Account{}, err
+		}
+	}
 	var out domain.Account
 	err := accounts.UpdateAccount(ctx, id, func(a *domain.Account) error {
 		set(&a.Name, c.Name)
@@ -172,6 +189,8 @@ func updateAccount(ctx context.Context, accounts ports.AccountStore, id domain.A
 		set(&a.NotifyFailures, c.NotifyFailures)
 		set(&a.TimeZone, c.TimeZone)
 		set(&a.AgentChannel, c.AgentChannel)
+		set(&a.ListColumns, c.ListColumns)
+		set(&a.AgentKey, c.AgentKey)
 		if c.Seconds != nil {
 			a.BalanceMs = int64(math.Round(*c.Seconds * 1000))
 		}

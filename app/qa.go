@@ -242,7 +242,7 @@ func (uc *AnalyzeTranscript) Reanalyze(ctx context.Context, account domain.Accou
 	if err != nil {
 		return false, fmt.Errorf("reanalyze: %w", err)
 	}
-	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now())
+	a := domain.NewAnalysis(prev.ID, j, c, results, uc.clock.Now()).WithListScore(domain.ChecklistWeights(c))
 	ev := domain.NewAnalysisAgainEvent(a, j, domain.ChecklistWeights(c), a.CreatedAt)
 	if err := uc.analyses.ReplaceAnalysis(ctx, a, []domain.Event{ev}); err != nil {
 		return false, fmt.Errorf("reanalyze: %w", err)

@@ -36,7 +36,7 @@ func (uc *ListTranscriptions) Handle(ctx context.Context, p Principal, r domain.
 		return domain.JobPage{}, err
 	}
 	jobs, err := uc.lister.PageJobs(ctx, ports.JobQuery{
-		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor,
+		Account: p.Account.ID, Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, After: r.Cursor.Key(),
 	})
 	if err != nil {
 		return domain.JobPage{}, fmt.Errorf("list jobs: %w", err)

@@ -22,32 +22,78 @@ type HistoryPage struct {
 	Jobs     []ports.ListedJob
 	Analyses map[domain.DocID]domain.Analysis
 	Scores   map[domain.DocID]domain.Score // each analysis's total (domain.ScoreOf)
-	Total    int
+	// Total is how many calls the filter keeps, on every page.
+	Total int
+	// Next and Prev are the cursors of the pages after and before this
+	// one in the query's order ("": none), for HistoryRequest.Cursor.
+	Next, Prev string
 }
+
+// HistoryPageSize is the history's page when a request names none, and
+// MaxHistoryPage the most a request may name.
+const (
+	HistoryPageSize = 25
+	MaxHistoryPage  = 100
+)
 
 // ListRecordings lists the account's jobs matching q (q.Account is set from account).
 type ListRecordings struct {
 	lister     ports.JobLister
 	checklists ports.ChecklistStore
+	accounts   ports.AccountStore
 }
 
 // NewListRecordings builds the use case.
-func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore) *ListRecordings {
+func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore, accounts ports.AccountStore) *ListRecordings {
 	need("lister", lister)
 	need("checklists", checklists)
-	return &ListRecordings{lister: lister, checklists: checklists}
+	need("accounts", accounts)
+	return &ListRecordings{lister: lister, checklists: checklists, accounts: accounts}
 }
 
-// Handle runs the use case (ListRecordings).
-func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, q ports.JobQuery) (HistoryPage, error) {
+// Handle runs the use case (ListRecordings): one page of q in q.Sort's
+// order, from cursor (a HistoryPage's Next or Prev; "" is the first
+// page). Pages are keyset pages (never an offset), so any page costs
+// what the first does. An agent filter (q.Agent) reads the account's
+// agent key (domain.Account.AgentKey); an account that names none, or a
+// cursor of another order, is a domain.ValidationError.
+func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, q ports.JobQuery, cursor string) (HistoryPage, error) {
 	q.Account = account
-	if q.Limit <= 0 || q.Limit > 100 {
-		q.Limit = 25
+	if q.Limit <= 0 || q.Limit > MaxHistoryPage {
+		q.Limit = HistoryPageSize
 	}
-	q.Offset = max(q.Offset, 0)
+	q.Offset, q.After, q.Back = 0, domain.HistoryKey{}, false
+	if cursor != "" {
+		c, err := domain.ParseHistoryCursor(cursor, q.Sort)
+		if err != nil {
+			return HistoryPage{}, err
+		}
+		q.After, q.Back = c.Key, c.Back
+	}
+	if err := uc.agentKey(ctx, &q); err != nil {
+		return HistoryPage{}, err
+	}
+	limit := q.Limit
+	q.Limit++ // one more tells whether another page follows
 	jobs, total, err := uc.lister.ListJobs(ctx, q)
 	if err != nil {
 		return HistoryPage{}, fmt.Errorf("history: %w", err)
+	}
+	more := len(jobs) > limit
+	if more && q.Back {
+		jobs = jobs[1:] // the extra row is the farthest back
+	} else if more {
+		jobs = jobs[:limit]
+	}
+	page := HistoryPage{Jobs: jobs, Total: total}
+	if len(jobs) > 0 {
+		first, last := jobs[0], jobs[len(jobs)-1]
+		if q.Back && more || !q.Back && !q.After.IsZero() {
+			page.Prev = domain.HistoryCursor{Sort: q.Sort, Key: ListedKey(q.Sort, first), Back: true}.String()
+		}
+		if !q.Back && more || q.Back {
+			page.Next = domain.HistoryCursor{Sort: q.Sort, Key: ListedKey(q.Sort, last)}.String()
+		}
 	}
 	for i := range jobs {
 		if jobs[i].Status != domain.StatusTranscribed { // domain.Job.TranscriptShown
@@ -69,7 +115,76 @@ func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, 
 	for doc, a := range an {
 		scores[doc] = book.score(ctx, a)
 	}
-	return HistoryPage{Jobs: jobs, Analyses: an, Scores: scores, Total: total}, nil
+	page.Analyses, page.Scores = an, scores
+	return page, nil
+}
+
+// agentKey sets q.AgentKey to the account's agent key when q filters by
+// agent.
+func (uc *ListRecordings) agentKey(ctx context.Context, q *ports.JobQuery) error {
+	q.AgentKey = ""
+	if q.Agent == "" {
+		return nil
+	}
+	a, err := uc.accounts.GetAccount(ctx, q.Account)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if a.AgentKey == "" {
+		return domain.Invalid("no_agent_key", "the account names no metadata key for the agent: an owner sets it in Settings, History columns")
+	}
+	q.AgentKey = a.AgentKey
+	return nil
+}
+
+// Neighbours are the calls before and after one in a history's order;
+// PrevAt and NextAt are their places (cursors, as the history's links
+// carry them). Empty where there is none.
+type Neighbours struct {
+	Prev, Next     domain.DocID
+	PrevAt, NextAt string
+}
+
+// Neighbours returns the calls next to doc in q's order under q's filter,
+// doc being at cursor at (its row's link in the history). A cursor that is
+// not doc's, or of another order, has no neighbours.
+func (uc *ListRecordings) Neighbours(ctx context.Context, account domain.AccountID, q ports.JobQuery, at string, doc domain.DocID) (Neighbours, error) {
+	c, err := domain.ParseHistoryCursor(at, q.Sort)
+	if err != nil || c.Key.ID != doc {
+		return Neighbours{}, nil //nolint:nilerr // a stale or foreign link: the page shows no neighbours
+	}
+	q.Account, q.Limit, q.Offset, q.After = account, 1, 0, c.Key
+	if err := uc.agentKey(ctx, &q); err != nil {
+		return Neighbours{}, err
+	}
+	var n Neighbours
+	for _, back := range []bool{false, true} {
+		q.Back = back
+		jobs, _, err := uc.lister.ListJobs(ctx, q)
+		if err != nil {
+			return Neighbours{}, fmt.Errorf("history neighbours: %w", err)
+		}
+		if len(jobs) == 0 {
+			continue
+		}
+		j := jobs[0]
+		cur := domain.HistoryCursor{Sort: q.Sort, Key: ListedKey(q.Sort, j)}.String()
+		if back {
+			n.Prev, n.PrevAt = j.ID, cur
+		} else {
+			n.Next, n.NextAt = j.ID, cur
+		}
+	}
+	return n, nil
+}
+
+// ListedKey is a listed job's place in order s.
+func ListedKey(s domain.HistorySort, j ports.ListedJob) domain.HistoryKey {
+	v := j.Score
+	if s.Field() == domain.FieldDuration {
+		v = j.SortDuration
+	}
+	return domain.KeyOf(s, v, j.CreatedAt, j.ID)
 }
 
 // Recording is everything a recording's page shows.

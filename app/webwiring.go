@@ -83,7 +83,7 @@ func NewWebApplication(p WebPorts) Application {
 			ShowChecklist:  NewShowChecklist(st),
 			Usage:          NewUsage(st, clock),
 
-			ListRecordings:    NewListRecordings(st, st),
+			ListRecordings:    NewListRecordings(st, st, st),
 			GetRecording:      NewGetRecording(st, st, st, st, st, st),
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),

@@ -41,6 +41,13 @@ type Account struct {
 	// AgentChannel is the stereo channel the account's agents are
 	// recorded on ("left" or "right"; empty: not known).
 	AgentChannel string
+	// ListColumns are the metadata keys the web history shows as columns,
+	// joined by commas (ParseListColumns: at most MaxListColumns; read
+	// them with ListColumnKeys); a string keeps Account comparable.
+	// AgentKey is the metadata key naming a call's agent, whose value the
+	// history filters by (empty: none).
+	ListColumns string
+	AgentKey    string
 	// TrialEmail is the address a sign-up's trial seconds are offered to;
 	// TrialTokenHash the hash of its confirmation link's secret while the
 	// offer stands (HashToken; empty: none); TrialGrantedAt when the

@@ -38,6 +38,25 @@ type Analysis struct {
 	Error            string // why it failed; empty when ok
 	Results          map[string]QuestionResult
 	CreatedAt        time.Time
+	// ListScore is the call's score as the history sorts and filters by
+	// it: ScoreOf's Value with the checklist version's weights, set by the
+	// use case that made the analysis (WithListScore); nil when failed.
+	// The stores keep it with the analysis and on its job's row
+	// (ports.ListedJob.Score), where the history's index reads it.
+	ListScore *float64
+}
+
+// WithListScore is a with its ListScore under weights (the checklist
+// version's): its total when ok, none when failed.
+func (a Analysis) WithListScore(weights map[string]float64) Analysis {
+	a.ListScore = nil
+	// A call with no answer yes or no is not scored (Score.Scored): it has
+	// no list score, so score filters and orders never take it for a 0.
+	if sc := ScoreOf(a, weights); a.Status == AnalysisOK && sc.Scored() {
+		v := sc.Value
+		a.ListScore = &v
+	}
+	return a
 }
 
 // NewAnalysis builds the analysis of j against c from the analyser's results,

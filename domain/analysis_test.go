@@ -49,3 +49,17 @@ func TestChecklistFileWeights(t *testing.T) {
 		t.Fatalf("%+v %v", f, err)
 	}
 }
+
+// TestANotScoredCallHasNoListScore: a call whose answers are all unclear
+// is not scored, so the history's score filters and orders never read it
+// as a 0.
+func TestANotScoredCallHasNoListScore(t *testing.T) {
+	a := domain.Analysis{Status: domain.AnalysisOK, Results: map[string]domain.QuestionResult{"q": {Answer: domain.AnswerUnclear}}}
+	if got := a.WithListScore(nil).ListScore; got != nil {
+		t.Fatalf("an all-unclear call's list score is %v, want none", *got)
+	}
+	a.Results["r"] = domain.QuestionResult{Answer: domain.AnswerNo}
+	if got := a.WithListScore(nil).ListScore; got == nil || *got != 0 {
+		t.Fatalf("a call answered no has list score %v, want 0", got)
+	}
+}

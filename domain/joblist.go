@@ -42,6 +42,10 @@ func (c ListCursor) String() string {
 // IsZero reports whether c is no cursor (the first page).
 func (c ListCursor) IsZero() bool { return c.ID == "" }
 
+// Key is c's place in the newest-first order (SortNewest), which the API
+// lists in.
+func (c ListCursor) Key() HistoryKey { return HistoryKey{CreatedAt: c.CreatedAt, ID: c.ID} }
+
 // Listed reports whether a job created at created with docId id comes
 // after c in the list's order (newest first, ties by docId descending).
 func (c ListCursor) Listed(created time.Time, id DocID) bool {

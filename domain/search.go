@@ -83,13 +83,20 @@ func foldedSpan(text, fq string) (start, end int, ok bool) {
 }
 
 // SearchText is the folded text a search of a job's history reads: the
-// title, the transcription and the metadata's values a search is for
-// (SearchMetadataValues: a CRM id such as B-77), one per line. Metadata keys are left out: they are the same in
-// every job of an integration and would match everything.
-func SearchText(title, transcription string, metadata json.RawMessage) string {
+// title, the transcription, the metadata's values a search is for
+// (SearchMetadataValues: a CRM id such as B-77) and the uploaded file's
+// name (ext115_2026-11-20_1312.mp3: call centres name recordings by
+// extension, number and time), one per line. Metadata keys are left out:
+// they are the same in every job of an integration and would match
+// everything. The title comes first and the transcription second: the
+// stores find a search's excerpt of the transcription by that order.
+func SearchText(title, transcription string, metadata json.RawMessage, filename string) string {
 	parts := []string{title, transcription}
 	if vals := SearchMetadataValues(metadata); len(vals) > 0 {
 		parts = append(parts, strings.Join(vals, "\n"))
+	}
+	if filename != "" {
+		parts = append(parts, filename)
 	}
 	return FoldSearch(strings.Join(parts, "\n"))
 }

@@ -27,7 +27,7 @@ func TestSearchFindsEitherSpellingOfEv(t *testing.T) {
 		{"Երևան", "երան", false},
 		{"Hello World", "hello w", true},
 	} {
-		got := strings.Contains(SearchText(c.text, "", nil), FoldSearch(c.q))
+		got := strings.Contains(SearchText(c.text, "", nil, ""), FoldSearch(c.q))
 		if got != c.found {
 			t.Errorf("%q in %q: found %v, want %v", c.q, c.text, got, c.found)
 		}
@@ -35,7 +35,7 @@ func TestSearchFindsEitherSpellingOfEv(t *testing.T) {
 }
 
 func TestSearchTextHasMetadataValuesNotKeys(t *testing.T) {
-	st := SearchText("Title", "text", json.RawMessage(`{"crm":"B-77","agent":{"name":"Արամ","ext":204},"vip":true,"tags":["ա","բ"]}`))
+	st := SearchText("Title", "text", json.RawMessage(`{"crm":"B-77","agent":{"name":"Արամ","ext":204},"vip":true,"tags":["ա","բ"]}`), "")
 	for _, want := range []string{"b-77", "արամ", "204", "true", "title", "text"} {
 		if !strings.Contains(st, want) {
 			t.Errorf("search text %q lacks %q", st, want)
@@ -44,7 +44,7 @@ func TestSearchTextHasMetadataValuesNotKeys(t *testing.T) {
 	if strings.Contains(st, "crm") || strings.Contains(st, "agent") {
 		t.Errorf("search text %q has metadata keys", st)
 	}
-	if got := SearchText("a", "b", json.RawMessage(`not json`)); got != "a\nb" {
+	if got := SearchText("a", "b", json.RawMessage(`not json`), ""); got != "a\nb" {
 		t.Errorf("invalid metadata: %q", got)
 	}
 }

@@ -50,7 +50,7 @@ func TestSearchTextOfMetadataIsBounded(t *testing.T) {
 	if len(meta) < 250<<10 {
 		t.Fatalf("metadata of %d bytes, want 250 KiB", len(meta))
 	}
-	st := SearchText("", "", meta)
+	st := SearchText("", "", meta, "")
 	if n := len(st); n > MaxSearchMetadataBytes+2 {
 		t.Fatalf("search text of 250 KiB metadata: %d bytes, want at most %d", n, MaxSearchMetadataBytes)
 	}

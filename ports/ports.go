@@ -167,10 +167,25 @@ type JobQuery struct {
 	NeedsSpeakerNames bool
 	Limit             int // page size; 0 means 50
 	Offset            int
-	// After, when set, keeps the jobs listed after that cursor (created
-	// earlier, or at its millisecond with a smaller ID): the API's keyset
-	// pages, which jobs created meanwhile cannot shift.
-	After domain.ListCursor
+	// Sort is the order (zero: newest first, ties by ID; the API's).
+	Sort domain.HistorySort
+	// After, when set, keeps the jobs listed after that key in Sort's
+	// order (keyset pages, which jobs created meanwhile cannot shift;
+	// the API's cursor is a key of the newest-first order). With Back,
+	// the jobs listed before it instead — the previous page — still
+	// returned in Sort's order.
+	After domain.HistoryKey
+	Back  bool
+	// ScoreFrom and ScoreUnder keep the calls with a scored analysis
+	// whose score (ListedJob.Score) is at least ScoreFrom and under
+	// ScoreUnder; a ScoreUnder of 1 or more keeps a score of 1 too.
+	ScoreFrom, ScoreUnder *float64
+	// AgentKey and Agent keep the calls whose metadata's top-level
+	// AgentKey has the value Agent (domain.MetadataValue); both or neither.
+	AgentKey, Agent string
+	// NeedsReview keeps the calls that have an analysis nobody reviewed
+	// (sqlstore.NeedsReview).
+	NeedsReview bool
 }
 
 // ListedJob is a job as the history page lists it: what a row shows, read
@@ -191,6 +206,12 @@ type ListedJob struct {
 	// domain.MaxListedMetadataBytes: Metadata is nil, never read whole.
 	MetadataOmitted bool
 	Duration        *float64 // the recording's seconds (Job.Duration), nil until processed
+	// Score is the call's checklist score as the history sorts by it
+	// (domain.Analysis.ListScore), domain.NoValue without a scored analysis.
+	Score float64
+	// SortDuration is Duration as the history sorts by it, exactly as
+	// stored (domain.NoValue until measured): a key of a page's cursor.
+	SortDuration float64
 	// Excerpt is, with a Search, a prefix of the transcription from which
 	// domain.FindSnippet(…, Search, domain.SnippetRadius) reads what it
 	// reads from the whole: at least domain.SearchExcerpt of it, and,
@@ -201,9 +222,10 @@ type ListedJob struct {
 
 // JobLister lists jobs for people.
 type JobLister interface {
-	// ListJobs returns one page of the account's jobs matching q, newest
-	// first (ties by ID), and how many match in all. Jobs of other accounts
-	// never appear.
+	// ListJobs returns one page of the account's jobs matching q in q.Sort's
+	// order (newest first by default; ties by creation time, then ID), and
+	// how many match in all, on every page (the keyset bound of q.After
+	// does not count). Jobs of other accounts never appear.
 	ListJobs(ctx context.Context, q JobQuery) ([]ListedJob, int, error)
 	// AnalysesByDocs returns the analyses of those of the account's jobs
 	// that have one, keyed by docId.

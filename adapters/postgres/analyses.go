@@ -36,6 +36,7 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 		}
 		b := &pgx.Batch{}
 		b.Queue(sqlstore.Postgres.Insert("analyses", sqlstore.AnalysisCols), row...)
+		b.Queue(sqlstore.SetListScore, sqlstore.ListScore(a), string(a.DocID))
 		queueEvents(b, events)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})

@@ -81,8 +81,8 @@ func TestAPIPageReadsItsOwnRows(t *testing.T) {
 	deep := 1 * growthSpec.Accounts // the account's second-oldest job: 1,998 newer ones before it
 	for _, q := range []ports.JobQuery{
 		{Account: storeseed.AccountID(1), Limit: limit},
-		{Account: storeseed.AccountID(1), Limit: limit, After: domain.CursorAfter(storeseed.JobCreated(1000*growthSpec.Accounts+1), storeseed.JobID(1000*growthSpec.Accounts+1))},
-		{Account: storeseed.AccountID(0), Limit: limit, After: domain.CursorAfter(storeseed.JobCreated(deep+60*growthSpec.Accounts), storeseed.JobID(deep+60*growthSpec.Accounts))},
+		{Account: storeseed.AccountID(1), Limit: limit, After: domain.CursorAfter(storeseed.JobCreated(1000*growthSpec.Accounts+1), storeseed.JobID(1000*growthSpec.Accounts+1)).Key()},
+		{Account: storeseed.AccountID(0), Limit: limit, After: domain.CursorAfter(storeseed.JobCreated(deep+60*growthSpec.Accounts), storeseed.JobID(deep+60*growthSpec.Accounts)).Key()},
 	} {
 		query, args, err := sqlstore.PageJobsQuery(sqlstore.Postgres, q)
 		if err != nil {

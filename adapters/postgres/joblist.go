@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,31 +14,41 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// ListJobs returns one page of the account's jobs matching q, newest first
-// (ties by ID), and how many match in all, in one statement (the count an
-// InitPlan beside the page) on the index jobs_account_created. Search is a
-// substring of the stored search_text (see webquery), never lower(), whose
-// result depends on the database's locale; see searchJobs.
+// ListJobs returns one page of the account's jobs matching q in q.Sort's
+// order, and how many match in all (whatever the page), in one statement
+// (the count an InitPlan beside the page) whose order an index gives
+// (sqlstore.HistoryOrder: keyset pages, never an OFFSET past the rows of
+// earlier pages). Search is a substring of the stored search_text (see
+// webquery), never lower(), whose result depends on the database's
+// locale; see searchJobs.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
 	a := sqlstore.Postgres.NewArgs()
-	where, err := sqlstore.JobFilter(q, a)
+	where, err := sqlstore.Postgres.JobFilter(q, a)
 	if err != nil {
 		return nil, 0, fmt.Errorf("postgres.ListJobs: %w", err)
 	}
 	param := a.Add
 	limit, offset := webquery.Page(q)
-	order := " ORDER BY created_at DESC, id DESC"
 	if q.Search == "" {
 		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
-		page := "SELECT " + sqlstore.Postgres.ListedCols() + ", '', (SELECT count(*)" + cond + ")" + cond + order +
+		countArgs := a.Values[:len(a.Values):len(a.Values)]
+		keyset, order := sqlstore.HistoryOrder(q, a)
+		pageCond := cond
+		if keyset != "" {
+			pageCond += " AND " + keyset
+		}
+		page := "SELECT " + sqlstore.Postgres.ListedCols() + ", '', (SELECT count(*)" + cond + ")" + pageCond + order +
 			" LIMIT " + param(limit) + " OFFSET " + param(offset)
 		jobs, total, err := readListed(s.pool.Query(ctx, page, a.Values...))
-		if err == nil && len(jobs) == 0 && offset > 0 {
+		if err == nil && len(jobs) == 0 {
 			// Past the last page no row carries the total.
-			err = s.pool.QueryRow(ctx, "SELECT count(*)"+cond, a.Values[:len(a.Values)-2]...).Scan(&total)
+			err = s.pool.QueryRow(ctx, "SELECT count(*)"+cond, countArgs...).Scan(&total)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("postgres.ListJobs: %w", translate(err))
+		}
+		if q.Back {
+			slices.Reverse(jobs)
 		}
 		return jobs, total, nil
 	}
@@ -45,14 +56,23 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 	// kept to the account's and its filters once (m), and give the count
 	// and the page; only the page's rows read their excerpt.
 	with := `WITH hits AS MATERIALIZED (SELECT id FROM jobs WHERE search_text LIKE '%' || ` + param(webquery.Contains(q.Search)) + ` || '%' ESCAPE '\'), ` +
-		"m AS MATERIALIZED (SELECT id, created_at FROM jobs WHERE " + strings.Join(where, " AND ") + " AND id IN (SELECT id FROM hits)) "
+		"m AS MATERIALIZED (SELECT id, created_at, list_score, list_duration FROM jobs WHERE " + strings.Join(where, " AND ") + " AND id IN (SELECT id FROM hits)) "
 	count := with + "SELECT count(*) FROM m"
 	countArgs := a.Values[:len(a.Values):len(a.Values)]
+	keyset, order := sqlstore.HistoryOrder(q, a)
+	inM := ""
+	if keyset != "" {
+		inM = " WHERE " + keyset
+	}
 	folded, beyond := webquery.Excerpt(q.Search)
 	excerpt := "left(transcription, strpos(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " + param(folded) + ") + " + param(beyond) + ")"
-	page := with + "SELECT " + sqlstore.Postgres.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + order +
+	page := with + "SELECT " + sqlstore.Postgres.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE id IN (SELECT id FROM m" + inM + order +
 		" LIMIT " + param(limit) + " OFFSET " + param(offset) + ")" + order
-	return s.searchJobs(ctx, page, a.Values, count, countArgs, offset)
+	jobs, total, err := s.searchJobs(ctx, page, a.Values, count, countArgs)
+	if q.Back {
+		slices.Reverse(jobs)
+	}
+	return jobs, total, err
 }
 
 // readListed reads ListJobs's rows: a listed job, its excerpt and the
@@ -98,14 +118,14 @@ func (s *Store) AnalysesByDocs(ctx context.Context, account domain.AccountID, do
 // total, and asks count the same way. A failed batch leaves its
 // transaction open, and the pool closes such a connection when it is
 // released.
-func (s *Store) searchJobs(ctx context.Context, page string, args []any, count string, countArgs []any, offset int) ([]ports.ListedJob, int, error) {
+func (s *Store) searchJobs(ctx context.Context, page string, args []any, count string, countArgs []any) ([]ports.ListedJob, int, error) {
 	var jobs []ports.ListedJob
 	var total int
 	err := s.readOnly(ctx, page, args, func(rows pgx.Rows, err error) error {
 		jobs, total, err = readListed(rows, err)
 		return err
 	})
-	if err == nil && len(jobs) == 0 && offset > 0 {
+	if err == nil && len(jobs) == 0 {
 		err = s.readOnly(ctx, count, countArgs, func(rows pgx.Rows, err error) error {
 			if err != nil {
 				return err

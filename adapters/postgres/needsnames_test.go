@@ -11,7 +11,7 @@ import (
 )
 
 // TestUpgradeMarksCallsThatNeedSpeakerNames: analyses stored before
-// migration 30 have no needs_names; the migration marks those whose answers
+// migration 28 have no needs_names; the migration marks those whose answers
 // wait for the speakers to be named (domain.RoleUnknownReason), and only
 // those, so the history's filter finds them.
 func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
@@ -37,14 +37,14 @@ func TestUpgradeMarksCallsThatNeedSpeakerNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The store as it was before migration 30.
+	// The store as it was before migration 28.
 	if _, err := s.pool.Exec(ctx, `DROP INDEX analyses_needs_names`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.pool.Exec(ctx, `ALTER TABLE analyses DROP COLUMN needs_names`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, 30); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, 28); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

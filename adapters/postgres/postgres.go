@@ -180,7 +180,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (done []string, version in
 				return fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 			if strings.Contains(m.SQL, webquery.BackfillMarker) {
-				if err := backfillSearchText(ctx, tx); err != nil {
+				if err := backfillSearchText(ctx, tx, m.Version >= sqlstore.FilenameMigration); err != nil {
+					return fmt.Errorf("migrate: %s: %w", m.Name, err)
+				}
+			}
+			if strings.Contains(m.SQL, sqlstore.ListScoreMarker) {
+				if err := backfillListScores(ctx, tx); err != nil {
 					return fmt.Errorf("migrate: %s: %w", m.Name, err)
 				}
 			}

@@ -31,6 +31,7 @@ func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events [
 			return fmt.Errorf("no analysis %s of job %s: %w", a.ID, a.DocID, domain.ErrNotFound)
 		}
 		b := &pgx.Batch{}
+		b.Queue(sqlstore.SetListScore, sqlstore.ListScore(a), string(a.DocID))
 		queueEvents(b, events)
 		return translate(tx.SendBatch(ctx, b).Close())
 	})

@@ -105,3 +105,15 @@ func TestSearchIndexPendingListIsSmall(t *testing.T) {
 		t.Fatalf("index options after the upgrade %q, want gin_pending_list_limit=256", got)
 	}
 }
+
+// BenchmarkHistoryPaging100k is the history's first and a deep page in
+// every order over 100,000 calls, with the table's statistics gathered
+// (docs/performance.md, History paging).
+func BenchmarkHistoryPaging100k(b *testing.B) {
+	s := openTest(b)
+	porttest.BenchmarkHistoryPaging(b, s, 100_000, func() {
+		if _, err := s.pool.Exec(b.Context(), `ANALYZE jobs`); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

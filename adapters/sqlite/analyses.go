@@ -26,6 +26,9 @@ func (s *Store) SaveAnalysis(ctx context.Context, a domain.Analysis, events []do
 		if n, err := res.RowsAffected(); err == nil && n == 0 {
 			return fmt.Errorf("job deleted: %w", domain.ErrNotFound)
 		}
+		if _, err := tx.ExecContext(ctx, sqlstore.SetListScore, sqlstore.ListScore(a), string(a.DocID)); err != nil {
+			return translate(err)
+		}
 		return insertEvents(ctx, tx, events)
 	})
 	if err != nil {

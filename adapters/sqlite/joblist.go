@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hyscribe/hyscribe/adapters/internal/sqlstore"
@@ -11,16 +12,18 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// ListJobs returns one page of the account's jobs matching q, newest first
-// (ties by ID), and how many match in all, in one statement on the index
-// jobs_account_created. Search is a substring of the stored search_text
-// (see webquery), never SQLite's ASCII-only lower(): found in the trigram
-// index job_search when the search is long enough (searchPhrase), else by
-// a scan; the matches are found once (the CTE m) for the count and the
-// page, and only the page's rows read their transcription's excerpt.
+// ListJobs returns one page of the account's jobs matching q in q.Sort's
+// order, and how many match in all (whatever the page), in one statement
+// whose order an index gives (sqlstore.HistoryOrder: keyset pages, never
+// an OFFSET past the rows of earlier pages). Search is a substring of the
+// stored search_text (see webquery), never SQLite's ASCII-only lower():
+// found in the trigram index job_search when the search is long enough
+// (searchPhrase), else by a scan; the matches are found once (the CTE m)
+// for the count and the page, and only the page's rows read their
+// transcription's excerpt.
 func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
 	a := sqlstore.SQLite.NewArgs()
-	where, err := sqlstore.JobFilter(q, a)
+	where, err := sqlstore.SQLite.JobFilter(q, a)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite.ListJobs: %w", err)
 	}
@@ -35,32 +38,39 @@ func (s *Store) ListJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJ
 		where = append(where, `search_text LIKE '%' || `+param(webquery.Contains(q.Search))+` || '%' ESCAPE '\'`)
 	}
 	countArgs := a.Values[:len(a.Values):len(a.Values)]
+	all := strings.Join(where, " AND ")
+	keyset, order := sqlstore.HistoryOrder(q, a)
+	page, inM := all, "1"
+	if keyset != "" {
+		page, inM = all+" AND "+keyset, keyset
+	}
 	limit, offset := webquery.Page(q)
-	order := " ORDER BY created_at DESC, id DESC"
 	var query, count string
 	if q.Search == "" {
-		cond := " FROM jobs WHERE " + strings.Join(where, " AND ")
-		count = "SELECT count(*)" + cond
-		query = "SELECT " + sqlstore.SQLite.ListedCols() + ", '', (" + count + ")" + cond + order
+		count = "SELECT count(*) FROM jobs WHERE " + all
+		query = "SELECT " + sqlstore.SQLite.ListedCols() + ", '', (" + count + ") FROM jobs WHERE " + page + order
 	} else {
 		folded, beyond := webquery.Excerpt(q.Search)
-		with := "WITH m AS MATERIALIZED (SELECT rowid AS r, created_at, id FROM jobs WHERE " + strings.Join(where, " AND ") + ") "
+		with := "WITH m AS MATERIALIZED (SELECT rowid AS r, created_at, id, list_score, list_duration FROM jobs WHERE " + all + ") "
 		count = with + "SELECT count(*) FROM m"
 		excerpt := "substr(transcription, 1, instr(substr(search_text, " + webquery.FoldedTitleLength + " + 2), " +
 			param(folded) + ") + " + param(beyond) + ")"
-		query = with + "SELECT " + sqlstore.SQLite.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m" + order
+		query = with + "SELECT " + sqlstore.SQLite.ListedCols() + ", " + excerpt + ", (SELECT count(*) FROM m) FROM jobs WHERE rowid IN (SELECT r FROM m WHERE " + inM + order
 	}
 	query += " LIMIT " + param(limit) + " OFFSET " + param(offset)
 	if q.Search != "" {
 		query += ")" + order
 	}
 	jobs, total, err := s.listJobs(ctx, query, a.Values)
-	if err == nil && len(jobs) == 0 && offset > 0 {
+	if err == nil && len(jobs) == 0 {
 		// Past the last page no row carries the total.
 		err = s.db.QueryRowContext(ctx, count, countArgs...).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite.ListJobs: %w", translate(err))
+	}
+	if q.Back {
+		slices.Reverse(jobs)
 	}
 	return jobs, total, nil
 }

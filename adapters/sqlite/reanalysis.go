@@ -29,6 +29,9 @@ func (s *Store) ReplaceAnalysis(ctx context.Context, a domain.Analysis, events [
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return fmt.Errorf("no analysis %s of job %s: %w", a.ID, a.DocID, domain.ErrNotFound)
 		}
+		if _, err := tx.ExecContext(ctx, sqlstore.SetListScore, sqlstore.ListScore(a), string(a.DocID)); err != nil {
+			return translate(err)
+		}
 		return insertEvents(ctx, tx, events)
 	})
 	if err != nil {

@@ -64,3 +64,9 @@ func searchMigration(t *testing.T) int {
 
 // BenchmarkSearch10k is a history search over 10,000 recordings.
 func BenchmarkSearch10k(b *testing.B) { porttest.BenchmarkSearch(b, openTemp(b), 10_000, nil) }
+
+// BenchmarkHistoryPaging100k is the history's first and a deep page in
+// every order over 100,000 calls (docs/performance.md, History paging).
+func BenchmarkHistoryPaging100k(b *testing.B) {
+	porttest.BenchmarkHistoryPaging(b, openTemp(b), 100_000, nil)
+}

@@ -194,7 +194,12 @@ func migrate(ctx context.Context, db *sql.DB) (done []string, version int, err e
 			return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 		if m.Version == 3 || strings.Contains(m.SQL, webquery.BackfillMarker) {
-			if err := backfillSearchText(ctx, tx); err != nil {
+			if err := backfillSearchText(ctx, tx, m.Version >= sqlstore.FilenameMigration); err != nil {
+				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
+			}
+		}
+		if strings.Contains(m.SQL, sqlstore.ListScoreMarker) {
+			if err := backfillListScores(ctx, tx); err != nil {
 				return nil, 0, fmt.Errorf("migrate: %s: %w", m.Name, err)
 			}
 		}
@@ -327,27 +332,63 @@ func placeholders(n int) string { return sqlstore.SQLite.Params(1, n) }
 // (webquery.SearchText): after migration 3, which added the column that
 // SQLite's lower() cannot fill for Armenian, and after each migration that
 // changes what search reads (marked webquery.BackfillMarker).
-func backfillSearchText(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, status, title, transcription, metadata FROM jobs`)
+func backfillSearchText(ctx context.Context, tx *sql.Tx, withFilename bool) error {
+	query := `SELECT id, status, title, transcription, metadata, '' FROM jobs`
+	if withFilename {
+		query = `SELECT id, status, title, transcription, metadata, filename FROM jobs`
+	}
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
 	type row struct{ id, text string }
 	var all []row
 	for rows.Next() {
-		var id, status, title, tr string
+		var id, status, title, tr, file string
 		var meta sql.NullString
-		if err := rows.Scan(&id, &status, &title, &tr, &meta); err != nil {
+		if err := rows.Scan(&id, &status, &title, &tr, &meta, &file); err != nil {
 			rows.Close()
 			return err
 		}
-		all = append(all, row{id, sqlstore.BackfillSearchText(status, title, tr, json.RawMessage(meta.String))})
+		all = append(all, row{id, sqlstore.BackfillSearchText(status, title, tr, json.RawMessage(meta.String), file)})
 	}
 	if err := rows.Close(); err != nil {
 		return err
 	}
 	for _, r := range all {
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET search_text = ? WHERE id = ?`, r.text, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backfillListScores gives every analysed job its list_score
+// (sqlstore.BackfillListScores), after the migration that added it.
+func backfillListScores(ctx context.Context, tx *sql.Tx) error {
+	read := func(query string) (*sql.Rows, error) { return tx.QueryContext(ctx, query) }
+	rows, err := read(sqlstore.BackfillAnalyses)
+	if err != nil {
+		return err
+	}
+	analyses, err := sqlstore.Collect(rows, sqlstore.ScanAnalysis)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if rows, err = read(sqlstore.BackfillChecklists); err != nil {
+		return err
+	}
+	checklists, err := sqlstore.Collect(rows, sqlstore.ScanChecklist)
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	for doc, v := range sqlstore.BackfillListScores(analyses, checklists) {
+		if _, err := tx.ExecContext(ctx, sqlstore.SetListScore, v, string(doc)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, sqlstore.BackfillAnalysisScore, v, string(doc)); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -106,7 +107,28 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 		}
 	}
 	lang := w.lang(c)
-	if len(docs) == 0 || len(docs) > MaxBulk {
+	if f.Get("all") == "1" {
+		// "Select all matching": every call the history's filter keeps,
+		// bounded by the use case (app.MaxBulkSelection).
+		vals, _ := url.ParseQuery(f.Get("filter"))
+		hf := historyFilterOfValues(vals)
+		q, _ := w.historyQuery(v, lang, &hf)
+		all, err := w.queries.ListRecordings.Matching(c.UserContext(), v.Account.ID, q)
+		if ve, ok := errors.AsType[*domain.ValidationError](err); ok {
+			vw := w.newView(c, v, "err.title", "recordings")
+			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(lang, ve)
+			return w.render(c, "error", vw)
+		}
+		if err != nil {
+			return w.serverError(c, err)
+		}
+		docs = all
+	}
+	limit := MaxBulk // ticked rows
+	if f.Get("all") == "1" {
+		limit = app.MaxBulkSelection
+	}
+	if len(docs) == 0 || len(docs) > limit {
 		vw := w.newView(c, v, "err.title", "recordings")
 		vw.Status, vw.Error = fiber.StatusBadRequest, tf(lang, "bulk.err.count", MaxBulk)
 		return w.render(c, "error", vw)

@@ -101,7 +101,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 	for i := 0; i < blankQuestions; i++ {
 		d.Questions = append(d.Questions, questionForm{})
 	}
-	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20})
+	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20}, "")
 	if err != nil {
 		return w.serverError(c, err)
 	}

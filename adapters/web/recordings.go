@@ -18,22 +18,36 @@ import (
 	"github.com/hyscribe/hyscribe/ports"
 )
 
-// historyFilter is the history page's query string.
+// historyFilter is the history page's query string: the filter, the
+// order and the page's cursor.
 type historyFilter struct {
 	Status, Type, Checklist, From, To, Q string
 	Needs                                string // "names": only calls that need speaker names
-	Page                                 int
+	// Sort is a domain.HistorySort; ScoreFrom and ScoreUnder bound the
+	// score as typed; Agent is a value of the account's agent key; Review
+	// "1" keeps the calls that need review.
+	Sort, ScoreFrom, ScoreUnder, Agent, Review string
+	// At is the page's cursor (app.HistoryPage's Next or Prev).
+	At string
 }
 
-func (f historyFilter) query(page int) string {
+// values are f's parameters, without the cursor.
+func (f historyFilter) values() url.Values {
 	v := url.Values{}
-	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "checklist": f.Checklist, "from": f.From, "to": f.To, "q": f.Q, "needs": f.Needs} {
+	for k, s := range map[string]string{"status": f.Status, "type": f.Type, "checklist": f.Checklist, "from": f.From, "to": f.To, "q": f.Q,
+		"sort": f.Sort, "scoreFrom": f.ScoreFrom, "scoreUnder": f.ScoreUnder, "agent": f.Agent, "review": f.Review, "needs": f.Needs} {
 		if s != "" {
 			v.Set(k, s)
 		}
 	}
-	if page > 1 {
-		v.Set("page", strconv.Itoa(page))
+	return v
+}
+
+// query is the history's address with f, at the page of cursor at.
+func (f historyFilter) query(at string) string {
+	v := f.values()
+	if at != "" {
+		v.Set("at", at)
 	}
 	if len(v) == 0 {
 		return Prefix + "/recordings"
@@ -41,17 +55,35 @@ func (f historyFilter) query(page int) string {
 	return Prefix + "/recordings?" + v.Encode()
 }
 
+// filtered reports whether f keeps fewer calls than the whole history.
+func (f historyFilter) filtered() bool {
+	return f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != "" ||
+		f.ScoreFrom != "" || f.ScoreUnder != "" || f.Agent != "" || f.Review != "" || f.Needs != ""
+}
+
 type historyData struct {
 	Filter     historyFilter
 	Rows       []historyRow
 	Total      int
-	Page       int
-	Pages      int
 	Prev, Next string
+	First      string // the first page, when this is not it
 	Statuses   []domain.Status
 	Types      []domain.JobType
 	Checklists []domain.Checklist
+	Sorts      []domain.HistorySort
 	Filtered   bool
+	// Columns are the metadata keys the account shows as columns
+	// (domain.Account.ListColumns, with its agent key first).
+	Columns  []string
+	AgentKey string
+	// Triage is the quick filter "this week, under 0.5" over the current
+	// one; NoAgent the current filter without its agent.
+	Triage, NoAgent string
+	// Query is the filter's query string, which a recording's link
+	// carries so that its page can step to the next and previous call.
+	Query string
+	// Bulk says what "select all matching" may take (bulk.go).
+	BulkMax int
 }
 
 type historyRow struct {
@@ -62,40 +94,99 @@ type historyRow struct {
 	// With a search: the title with the match marked, and a piece of the
 	// transcript or metadata around the match.
 	TitleMatch, Snippet *domain.Snippet
+	// Columns are the row's values of the account's metadata columns.
+	Columns []columnCell
+	// Href is the recording's page, carrying the list's filter and the
+	// row's place in its order.
+	Href string
 }
 
-const historyPageSize = 25
+// columnCell is one metadata column of a history row; Href, on the
+// account's agent column, lists that agent's calls.
+type columnCell struct {
+	Key, Value, Href string
+}
+
+// historyFilterOf reads the history's query string.
+func historyFilterOf(c *fiber.Ctx) historyFilter {
+	return historyFilterOfValues(url.Values{
+		"status": {c.Query("status")}, "type": {c.Query("type")}, "checklist": {c.Query("checklist")}, "from": {c.Query("from")},
+		"to": {c.Query("to")}, "q": {c.Query("q")}, "sort": {c.Query("sort")}, "scoreFrom": {c.Query("scoreFrom")},
+		"scoreUnder": {c.Query("scoreUnder")}, "agent": {c.Query("agent")}, "review": {c.Query("review")}, "needs": {c.Query("needs")}, "at": {c.Query("at")}})
+}
+
+// historyFilterOfValues reads the history's parameters from v (a query
+// string, or the bulk form's filter).
+func historyFilterOfValues(v url.Values) historyFilter {
+	return historyFilter{Status: v.Get("status"), Type: v.Get("type"), Checklist: v.Get("checklist"),
+		From: v.Get("from"), To: v.Get("to"), Q: strings.TrimSpace(v.Get("q")),
+		Sort: v.Get("sort"), ScoreFrom: strings.TrimSpace(v.Get("scoreFrom")), ScoreUnder: strings.TrimSpace(v.Get("scoreUnder")),
+		Agent: strings.TrimSpace(v.Get("agent")), Review: v.Get("review"), Needs: needsOf(v.Get("needs")), At: v.Get("at")}
+}
+
+// needsOf keeps the one "needs" value the history knows: "names", the
+// calls that need speaker names.
+func needsOf(s string) string {
+	if s == "names" {
+		return s
+	}
+	return ""
+}
+
+// historyQuery is the list query of f for visitor v; a part of f that
+// is not valid is dropped from f and described in the returned message.
+func (w *Web) historyQuery(v *app.Visitor, lang Lang, f *historyFilter) (ports.JobQuery, string) {
+	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
+		Agent: f.Agent, NeedsReview: f.Review == "1", NeedsSpeakerNames: f.Needs == "names", Limit: app.HistoryPageSize}
+	var problem string
+	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
+		q.From = d
+	} else if f.From != "" {
+		problem, f.From = fmt.Sprintf(text(lang, "filter.baddate"), text(lang, "filter.from"), f.From), ""
+	}
+	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.zoneOf(v)); err == nil {
+		q.To = d.AddDate(0, 0, 1) // the "to" day is included
+	} else if f.To != "" {
+		problem, f.To = fmt.Sprintf(text(lang, "filter.baddate"), text(lang, "filter.to"), f.To), ""
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		problem = tf(lang, "filter.badrange", f.From, f.To)
+	}
+	if s, err := domain.ParseHistorySort(f.Sort); err == nil {
+		q.Sort = s
+	} else {
+		problem, f.Sort, f.At = text(lang, "find.badsort"), "", ""
+	}
+	var err error
+	if q.ScoreFrom, err = domain.ParseScoreBound("scoreFrom", f.ScoreFrom); err != nil {
+		problem, f.ScoreFrom = tf(lang, "find.badscore", f.ScoreFrom), ""
+	}
+	if q.ScoreUnder, err = domain.ParseScoreBound("scoreUnder", f.ScoreUnder); err != nil {
+		problem, f.ScoreUnder = tf(lang, "find.badscore", f.ScoreUnder), ""
+	}
+	return q, problem
+}
 
 func (w *Web) history(c *fiber.Ctx) error {
 	v, ok, err := w.signedIn(c)
 	if !ok {
 		return err
 	}
-	f := historyFilter{Status: c.Query("status"), Type: c.Query("type"), Checklist: c.Query("checklist"),
-		From: c.Query("from"), To: c.Query("to"), Q: strings.TrimSpace(c.Query("q"))}
-	if c.Query("needs") == "names" {
-		f.Needs = "names"
-	}
-	f.Page, _ = strconv.Atoi(c.Query("page"))
-	f.Page = max(f.Page, 1)
-	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
-		NeedsSpeakerNames: f.Needs == "names", Limit: historyPageSize, Offset: (f.Page - 1) * historyPageSize}
+	f := historyFilterOf(c)
 	vw := w.newView(c, v, "rec.title", "recordings")
 	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
-	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
-		q.From = d
-	} else if f.From != "" {
-		vw.Error, f.From = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.from"), f.From), ""
+	q, problem := w.historyQuery(v, vw.Lang, &f)
+	vw.Error = problem
+	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q, f.At)
+	if ve, ok := errors.AsType[*domain.ValidationError](err); ok {
+		// A stale link's cursor, or an agent with no agent key: the
+		// first page, saying why.
+		vw.Error, f.At = invalidText(vw.Lang, ve), ""
+		if ve.Code == "no_agent_key" {
+			f.Agent, q.Agent = "", ""
+		}
+		page, err = w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q, "")
 	}
-	if d, err := time.ParseInLocation(time.DateOnly, f.To, w.zoneOf(v)); err == nil {
-		q.To = d.AddDate(0, 0, 1) // the "to" day is included
-	} else if f.To != "" {
-		vw.Error, f.To = fmt.Sprintf(text(vw.Lang, "filter.baddate"), text(vw.Lang, "filter.to"), f.To), ""
-	}
-	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
-		vw.Error = tf(vw.Lang, "filter.badrange", f.From, f.To)
-	}
-	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q)
 	if err != nil {
 		return w.serverError(c, err)
 	}
@@ -103,19 +194,41 @@ func (w *Web) history(c *fiber.Ctx) error {
 	if err != nil {
 		return w.serverError(c, err)
 	}
-	d := historyData{Filter: f, Total: page.Total, Page: f.Page, Checklists: cls,
+	d := historyData{Filter: f, Total: page.Total, Checklists: cls, Sorts: domain.HistorySorts,
 		Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},
 		Types:    []domain.JobType{domain.TypeSingleVoice, domain.TypePhoneCall},
-		Filtered: f.Status != "" || f.Type != "" || f.Checklist != "" || f.From != "" || f.To != "" || f.Q != "" || f.Needs != ""}
-	d.Pages = max(1, (page.Total+historyPageSize-1)/historyPageSize)
-	if f.Page > 1 {
-		d.Prev = f.query(f.Page - 1)
+		Columns:  historyColumns(v.Account), AgentKey: v.Account.AgentKey,
+		Filtered: f.filtered(), Query: f.values().Encode(), BulkMax: app.MaxBulkSelection}
+	if page.Prev != "" {
+		d.Prev, d.First = f.query(page.Prev), f.query("")
 	}
-	if f.Page < d.Pages {
-		d.Next = f.query(f.Page + 1)
+	if page.Next != "" {
+		d.Next = f.query(page.Next)
 	}
+	triage := f
+	triage.At, triage.ScoreFrom, triage.ScoreUnder, triage.To = "", "", "0.5", ""
+	triage.From = weekStart(time.Now().In(w.zoneOf(v))).Format(time.DateOnly)
+	d.Triage = triage.query("")
+	noAgent := f
+	noAgent.At, noAgent.Agent = "", ""
+	d.NoAgent = noAgent.query("")
 	for _, j := range page.Jobs {
 		row := historyRow{Job: j, Duration: j.Duration}
+		for _, k := range d.Columns {
+			cell := columnCell{Key: k, Value: domain.MetadataValue(j.Metadata, k)}
+			if k == v.Account.AgentKey && cell.Value != "" {
+				byAgent := f
+				byAgent.At, byAgent.Agent = "", cell.Value
+				cell.Href = byAgent.query("")
+			}
+			row.Columns = append(row.Columns, cell)
+		}
+		at := url.Values{}
+		if d.Query != "" {
+			at, _ = url.ParseQuery(d.Query)
+		}
+		at.Set("at", domain.HistoryCursor{Sort: q.Sort, Key: app.ListedKey(q.Sort, j)}.String())
+		row.Href = Prefix + "/recordings/" + url.PathEscape(string(j.ID)) + "?" + at.Encode()
 		if f.Q != "" {
 			row.TitleMatch, row.Snippet = searchSnippets(j, f.Q)
 		}
@@ -127,6 +240,22 @@ func (w *Web) history(c *fiber.Ctx) error {
 	}
 	vw.Data = d
 	return w.render(c, "recordings", vw)
+}
+
+// historyColumns are the account's metadata columns, its agent key first.
+func historyColumns(a domain.Account) []string {
+	cols := a.ListColumnKeys()
+	if a.AgentKey != "" && !slices.Contains(cols, a.AgentKey) {
+		cols = append([]string{a.AgentKey}, cols...)
+	}
+	return cols
+}
+
+// weekStart is the Monday 00:00 of t's week, in t's zone.
+func weekStart(t time.Time) time.Time {
+	back := (int(t.Weekday()) + 6) % 7
+	y, m, d := t.AddDate(0, 0, -back).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
 }
 
 // searchSnippets shows where q matched j: in its title (marked there) and
@@ -203,6 +332,9 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 
 type recordingData struct {
 	app.Recording
+	// Steps, on a page opened from the history, lead to the list and
+	// to the calls before and after this one in its order and filter.
+	Steps    *callSteps
 	Turns    []domain.Segment
 	Results  []questionRow
 	Resent   string
@@ -280,6 +412,11 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 		form, _ := c.Locals(reviewFormKey).(url.Values)
 		reviewRows(d.Results, &d, form)
 	}
+	steps, err := w.callSteps(c, v, vw.Lang, rec.Job.ID)
+	if err != nil {
+		return w.serverError(c, err)
+	}
+	d.Steps = steps
 	for i := range d.Deliveries {
 		d.Deliveries[i].URL = receiverShown(d.Deliveries[i].URL, d.Owner)
 		d.Deliveries[i].Error = receiverShown(d.Deliveries[i].Error, d.Owner)

@@ -29,7 +29,7 @@ func BenchmarkHistorySearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	path := "/app/recordings?page=2&q=" + url.QueryEscape("ԵՐԵՒԱՆ")
+	path := nextPage(b, s, ck, "/app/recordings?q="+url.QueryEscape("ԵՐԵՒԱՆ"))
 	b.ResetTimer()
 	for b.Loop() {
 		req := httptest.NewRequest("GET", path, nil)

@@ -40,7 +40,7 @@ func (w *Web) settings(c *fiber.Ctx) error {
 	vw := w.newView(c, v, "set.title", "settings")
 	return w.renderSettings(c, v, vw, func(d *settingsData) {
 		switch c.Query("saved") {
-		case "receiver", "keys", "retention", "calls":
+		case "receiver", "keys", "retention", "calls", "columns":
 			d.Saved = c.Query("saved")
 		case "":
 		default:

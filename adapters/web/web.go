@@ -224,6 +224,7 @@ func (w *Web) Register(r fiber.Router) {
 	r.Post("/recordings/:docId/upload-url", w.uploadURL)
 	r.Post("/settings/retention", w.saveRetention)
 	r.Post("/settings/calls", w.saveCalls)
+	r.Post("/settings/columns", w.saveColumns)
 	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
 	r.Post("/recordings/:docId/review", w.review)
 	r.Get("/settings", w.settings)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -343,9 +344,20 @@ func TestHistoryFiltersSearchesAndPages(t *testing.T) {
 	if rows(first.body) != 25 || !strings.Contains(first.body, "rel=\"next\"") {
 		t.Fatalf("first page: %d rows", rows(first.body))
 	}
-	second := s.do("GET", "/app/recordings?page=2", nil, ck)
-	if rows(second.body) != 3 {
-		t.Fatalf("second page: %d rows, want 3", rows(second.body))
+	// Pages are keyset pages: the links carry the place, not a number.
+	link := func(body, rel string) string {
+		m := regexp.MustCompile(`href="([^"]+)" rel="` + rel + `"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no %s link", rel)
+		}
+		return html.UnescapeString(m[1])
+	}
+	second := s.do("GET", link(first.body, "next"), nil, ck)
+	if rows(second.body) != 3 || strings.Contains(second.body, `rel="next"`) {
+		t.Fatalf("second page: %d rows, want 3 and no next page", rows(second.body))
+	}
+	if back := s.do("GET", link(second.body, "prev"), nil, ck); rows(back.body) != 25 || strings.Contains(back.body, `rel="prev"`) {
+		t.Fatalf("back from the second page: %d rows, want the first 25 and no previous page", rows(back.body))
 	}
 	found := s.do("GET", "/app/recordings?q="+url.QueryEscape("առաքման հարց"), nil, ck)
 	if rows(found.body) != 1 || !strings.Contains(found.body, "Առաքման ՀԱՐՑ") {

@@ -69,6 +69,9 @@ func (w *Web) pageFuncs(loc *time.Location) template.FuncMap {
 	for k, f := range w.selfServeFuncs() {
 		funcs[k] = f
 	}
+	for k, f := range findFuncs() {
+		funcs[k] = f
+	}
 	funcs["zoneChoices"] = func(current string) []string { return zoneChoices(w.cfg.Location.String(), current) }
 	funcs["zoneDefault"] = func() string { return w.cfg.Location.String() }
 	funcs["speakerNumbers"] = func() []string { return []string{"1", "2"} }

@@ -55,3 +55,10 @@ func copyReview(r domain.Review) domain.Review {
 	r.Answers = maps.Clone(r.Answers)
 	return r
 }
+
+// reviewCurrent reports whether the call's latest review reviews a as it
+// is (not gone stale by a re-analysis); s.mu is held.
+func (s *Store) reviewCurrent(doc domain.DocID, a domain.Analysis) bool {
+	r, ok := s.reviews[doc]
+	return ok && r.Current(a)
+}

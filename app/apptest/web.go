@@ -19,10 +19,10 @@ const (
 	maxPageSize     = 500
 )
 
-// ListJobs returns one page of the account's jobs matching q, newest first
-// (ties by ID, highest first), and how many match in all. Search compares
-// the folded title, transcription and metadata values (domain.SearchText),
-// as the SQL stores do.
+// ListJobs returns one page of the account's jobs matching q in q.Sort's
+// order (ties by creation time, then ID), and how many match in all.
+// Search compares the folded title, transcription, metadata values and
+// file name (domain.SearchText), as the SQL stores do.
 func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob, int, error) {
 	if q.Account == "" {
 		return nil, 0, errors.New("apptest.ListJobs: no account")
@@ -30,8 +30,31 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 	search := domain.FoldSearch(q.Search)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var matched []domain.Job
+	type row struct {
+		j     domain.Job
+		score float64
+		key   domain.HistoryKey
+	}
+	var matched []row
+	total := 0 // without the keyset's bound: every page tells the same total
 	for _, j := range s.jobs {
+		score := float64(domain.NoValue)
+		a, analysed := s.analyses[j.ID]
+		if analysed && a.ListScore != nil {
+			score = *a.ListScore
+		}
+		value := score
+		if q.Sort.Field() == domain.FieldDuration {
+			value = domain.NoValue
+			if d := j.Duration(); d != nil {
+				value = *d
+			}
+		}
+		key := domain.KeyOf(q.Sort, value, j.CreatedAt, j.ID)
+		listed := q.After.IsZero() || q.Sort.Before(q.After, key)
+		if q.Back {
+			listed = q.After.IsZero() || q.Sort.Before(key, q.After)
+		}
 		switch {
 		case j.AccountID != q.Account,
 			q.Status != "" && j.Status != q.Status,
@@ -39,19 +62,20 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 			q.ChecklistID != "" && j.ChecklistID != q.ChecklistID,
 			!q.From.IsZero() && j.CreatedAt.Before(q.From),
 			!q.To.IsZero() && !j.CreatedAt.Before(q.To),
-			!q.After.Listed(j.CreatedAt, j.ID),
-			search != "" && !strings.Contains(shownSearchText(j), search),
-			q.NeedsSpeakerNames && !domain.NeedsSpeakerNames(s.analyses[j.ID].Results):
+			q.ScoreFrom != nil && (score < 0 || score < *q.ScoreFrom),
+			q.ScoreUnder != nil && (score < 0 || score >= *q.ScoreUnder && *q.ScoreUnder < 1),
+			q.AgentKey != "" && domain.MetadataValue(j.Metadata, q.AgentKey) != q.Agent,
+			q.NeedsReview && !(analysed && a.Status == domain.AnalysisOK && !s.reviewCurrent(j.ID, a)),
+			q.NeedsSpeakerNames && !domain.NeedsSpeakerNames(s.analyses[j.ID].Results),
+			search != "" && !strings.Contains(shownSearchText(j), search):
 			continue
 		}
-		matched = append(matched, j)
-	}
-	sort.Slice(matched, func(a, b int) bool {
-		if !matched[a].CreatedAt.Equal(matched[b].CreatedAt) {
-			return matched[a].CreatedAt.After(matched[b].CreatedAt)
+		total++
+		if listed {
+			matched = append(matched, row{j, score, key})
 		}
-		return matched[a].ID > matched[b].ID
-	})
+	}
+	sort.Slice(matched, func(a, b int) bool { return q.Sort.Before(matched[a].key, matched[b].key) })
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultPageSize
@@ -59,11 +83,15 @@ func (s *Store) ListJobs(_ context.Context, q ports.JobQuery) ([]ports.ListedJob
 	limit = min(limit, maxPageSize)
 	from := min(max(q.Offset, 0), len(matched))
 	page := matched[from:min(from+limit, len(matched))]
-	out := make([]ports.ListedJob, len(page))
-	for i, j := range page {
-		out[i] = porttest.Listing(j, q.Search)
+	if q.Back {
+		page = matched[max(len(matched)-limit, 0):]
 	}
-	return out, len(matched), nil
+	out := make([]ports.ListedJob, len(page))
+	for i, r := range page {
+		out[i] = porttest.Listing(r.j, q.Search)
+		out[i].Score = r.score
+	}
+	return out, total, nil
 }
 
 // AnalysesByDocs returns the analyses of those of docs that are the
@@ -274,7 +302,7 @@ func (s *Store) DeleteExpiredSessions(_ context.Context, now time.Time) (int, er
 // people may see of the job (domain.Job.Shown).
 func shownSearchText(j domain.Job) string {
 	j = j.Shown()
-	return domain.SearchText(j.Title, j.Transcription, j.Metadata)
+	return domain.SearchText(j.Title, j.Transcription, j.Metadata, j.Filename)
 }
 
 // ListUsers returns the account's users, oldest first (ties by ID).

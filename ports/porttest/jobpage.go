@@ -56,7 +56,7 @@ var jobPageTests = []subtest{
 				break
 			}
 			last := jobs[len(jobs)-1]
-			q.After = domain.CursorAfter(last.CreatedAt, last.ID)
+			q.After = domain.CursorAfter(last.CreatedAt, last.ID).Key()
 			// A job created meanwhile is newer than every listed one: no page shifts.
 			n, nevs := uploadingJob(fmt.Sprintf("new-%d", page), a.ID, t0.Add(time.Hour+time.Duration(page)*time.Second))
 			createJob(t, s, n, nevs)
@@ -75,14 +75,14 @@ var jobPageTests = []subtest{
 			}
 			createJob(t, s, j, evs)
 		}
-		cursor := domain.CursorAfter(t0.Add(5*time.Minute), "f-5")
+		cursor := domain.CursorAfter(t0.Add(5*time.Minute), "f-5").Key()
 		if got, want := pageIDs(t, s, ports.JobQuery{Account: a.ID, Status: domain.StatusFailed, After: cursor}), []string{"f-3", "f-1"}; !slices.Equal(got, want) {
 			t.Fatalf("failed jobs after f-5: %v, want %v", got, want)
 		}
-		if got, want := pageIDs(t, s, ports.JobQuery{Account: a.ID, From: t0.Add(time.Minute), To: t0.Add(4 * time.Minute), After: domain.CursorAfter(t0.Add(3*time.Minute), "f-3")}), []string{"f-2", "f-1"}; !slices.Equal(got, want) {
+		if got, want := pageIDs(t, s, ports.JobQuery{Account: a.ID, From: t0.Add(time.Minute), To: t0.Add(4 * time.Minute), After: domain.CursorAfter(t0.Add(3*time.Minute), "f-3").Key()}), []string{"f-2", "f-1"}; !slices.Equal(got, want) {
 			t.Fatalf("jobs of [1, 4) min after f-3: %v, want %v", got, want)
 		}
-		if got := pageIDs(t, s, ports.JobQuery{Account: a.ID, After: domain.CursorAfter(t0, "f-0")}); len(got) != 0 {
+		if got := pageIDs(t, s, ports.JobQuery{Account: a.ID, After: domain.CursorAfter(t0, "f-0").Key()}); len(got) != 0 {
 			t.Fatalf("jobs after the oldest: %v, want none", got)
 		}
 		if got, want := pageIDs(t, s, ports.JobQuery{Account: a.ID, Limit: 2}), []string{"f-5", "f-4"}; !slices.Equal(got, want) {

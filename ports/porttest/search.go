@@ -46,6 +46,28 @@ var searchTests = []subtest{
 		wantList(t, s, search("crmId"), 0) // keys are not values
 		wantList(t, s, search("վճարման"), 1, "titled")
 	}},
+	{"FileNames", func(t *testing.T, s Stores) {
+		// Call centres name recordings by extension, number and time
+		// (issue 36): any part of the uploaded file's name finds the call,
+		// in its account only, before and after it is transcribed.
+		acct := webAccount(t, s, "acc")
+		other := webAccount(t, s, "other")
+		name := "ext115_2026-11-20_1312_+37499290684.mp3"
+		for _, c := range []struct {
+			id      domain.DocID
+			account domain.AccountID
+		}{{"mine", acct.ID}, {"theirs", other.ID}} {
+			j, evs := domain.NewJob(c.id, c.account, domain.CreateRequest{Type: domain.TypePhoneCall}, t0, domain.UploadWindow)
+			j.Filename = name
+			createJob(t, s, j, evs)
+		}
+		doneJob(t, s, "titled", acct.ID, t0.Add(time.Minute), "Վճարման հարց", "այո")
+		search := func(term string) ports.JobQuery { return ports.JobQuery{Account: acct.ID, Search: term} }
+		for _, q := range []string{"ext115", "EXT115", "+37499290684", "2026-11-20_1312", "1312_+374"} {
+			wantList(t, s, search(q), 1, "mine")
+		}
+		wantList(t, s, search("2026-11-21"), 0)
+	}},
 }
 
 // BenchmarkSearch measures one page of a history search over n recordings

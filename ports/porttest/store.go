@@ -74,6 +74,7 @@ func Store(t *testing.T, open func(t *testing.T) Stores) {
 		{"JobList", jobListTests},
 		{"JobPages", jobPageTests},
 		{"Search", searchTests},
+		{"History", historyTests},
 		{"AnalysisList", analysisListTests},
 		{"Idempotency", idempotencyTests},
 		{"QA", qaTests},

@@ -416,7 +416,7 @@ var jobListTests = []subtest{
 				break
 			}
 			last := jobs[len(jobs)-1]
-			q.After = domain.CursorAfter(last.CreatedAt, last.ID)
+			q.After = domain.CursorAfter(last.CreatedAt, last.ID).Key()
 			// A job created now: newer than every listed one.
 			n, nevs := uploadingJob(fmt.Sprintf("new-%d", page), a.ID, t0.Add(time.Hour+time.Duration(page)*time.Second))
 			createJob(t, s, n, nevs)
@@ -425,10 +425,12 @@ var jobListTests = []subtest{
 		if !slices.Equal(got, want) {
 			t.Fatalf("pages listed %v, want %v", got, want)
 		}
-		// The cursor keeps the other filters.
-		wantList(t, s, ports.JobQuery{Account: a.ID, Status: domain.StatusUploading, After: domain.CursorAfter(t0.Add(10*time.Minute), "k-5b"),
-			From: t0.Add(time.Minute), Limit: 10}, 4, "k-5a", "k-4", "k-3", "k-2")
-		wantList(t, s, ports.JobQuery{Account: a.ID, Status: domain.StatusFailed, After: domain.CursorAfter(t0.Add(time.Hour), "z")}, 0)
+		// The cursor keeps the other filters; the total is of every job
+		// the filters keep, whatever the page (the five uploading ones
+		// since t0+1m and the four created meanwhile).
+		wantList(t, s, ports.JobQuery{Account: a.ID, Status: domain.StatusUploading, After: domain.CursorAfter(t0.Add(10*time.Minute), "k-5b").Key(),
+			From: t0.Add(time.Minute), Limit: 10}, 9, "k-5a", "k-4", "k-3", "k-2")
+		wantList(t, s, ports.JobQuery{Account: a.ID, Status: domain.StatusFailed, After: domain.CursorAfter(t0.Add(time.Hour), "z").Key()}, 0)
 	}},
 	{"ListedJobs", func(t *testing.T, s Stores) {
 		acct := webAccount(t, s, "acc")
@@ -765,7 +767,10 @@ var analysisListTests = []subtest{
 func Listing(j domain.Job, search string) ports.ListedJob {
 	j = j.Shown()
 	l := ports.ListedJob{ID: j.ID, AccountID: j.AccountID, Type: j.Type, Status: j.Status, ChecklistID: j.ChecklistID,
-		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration()}
+		CreatedAt: j.CreatedAt, Title: j.Title, Error: j.Error, Filename: j.Filename, Duration: j.Duration(), Score: domain.NoValue, SortDuration: domain.NoValue}
+	if d := j.Duration(); d != nil {
+		l.SortDuration = *d
+	}
 	switch {
 	case len(j.Metadata) > domain.MaxListedMetadataBytes:
 		l.MetadataOmitted = true

@@ -3,7 +3,9 @@ package sqlstore
 import (
 	"errors"
 	"strconv"
+	"strings"
 
+	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -30,9 +32,9 @@ func (a *Args) Add(v any) string {
 
 // JobFilter is the conditions (to be joined with AND) that keep the jobs of
 // a list query q: its account (which it must name), status, type,
-// checklist, time range and the keyset cursor (newest first, ties by ID).
-// Search is left to the engine.
-func JobFilter(q ports.JobQuery, a *Args) ([]string, error) {
+// checklist, time range, score range, agent and review. The keyset
+// condition of a page is HistoryOrder's; search is left to the engine.
+func (d Dialect) JobFilter(q ports.JobQuery, a *Args) ([]string, error) {
 	if q.Account == "" {
 		return nil, errors.New("no account")
 	}
@@ -57,11 +59,67 @@ func JobFilter(q ports.JobQuery, a *Args) ([]string, error) {
 		// (domain.NeedsSpeakerNames, kept in analyses.needs_names).
 		where = append(where, "id IN (SELECT doc_id FROM analyses WHERE account_id = "+a.Add(string(q.Account))+" AND needs_names = 1)")
 	}
-	if !q.After.IsZero() {
-		ms := a.Add(q.After.CreatedAt.UnixMilli())
-		where = append(where, "(created_at < "+ms+" OR created_at = "+ms+" AND id < "+a.Add(string(q.After.ID))+")")
+	if q.ScoreFrom != nil || q.ScoreUnder != nil {
+		where = append(where, "list_score >= 0")
+	}
+	if q.ScoreFrom != nil {
+		where = append(where, "list_score >= "+a.Add(*q.ScoreFrom))
+	}
+	if q.ScoreUnder != nil && *q.ScoreUnder < 1 {
+		where = append(where, "list_score < "+a.Add(*q.ScoreUnder))
+	}
+	if q.AgentKey != "" {
+		if d == Postgres {
+			where = append(where, "(metadata::jsonb ->> "+a.Add(q.AgentKey)+") = "+a.Add(q.Agent))
+		} else {
+			// Keys are letters, digits, _ - and . (domain.ValidMetadataKey):
+			// quoted, one is a single step of the path.
+			where = append(where, "CAST(json_extract(metadata, "+a.Add(`$."`+q.AgentKey+`"`)+") AS TEXT) = "+a.Add(q.Agent))
+		}
+	}
+	if q.NeedsReview {
+		where = append(where, NeedsReview)
 	}
 	return where, nil
+}
+
+// NeedsReview is the condition of a call that "needs review": it has a
+// checklist analysis (ok) that nobody has reviewed. Reviews are another
+// change's (issue 36, item 3): where analyses record one, its condition
+// joins this one's EXISTS, and both stores and the history follow.
+const NeedsReview = "EXISTS (SELECT 1 FROM analyses an WHERE an.doc_id = jobs.id AND an.status = 'ok' AND an.reviewed_at IS NULL)"
+
+// HistoryOrder is the ORDER BY of q (its Sort; reversed with Back, whose
+// rows the caller then reverses) and the keyset condition of its page
+// after (or, with Back, before) q.After: "" on the first page. Every
+// order reads an index (account_id, value, created_at, id) in order
+// (migrations 1 and 28).
+func HistoryOrder(q ports.JobQuery, a *Args) (cond, order string) {
+	cols := []string{"created_at", "id"}
+	switch q.Sort.Field() {
+	case domain.FieldScore:
+		cols = []string{"list_score", "created_at", "id"}
+	case domain.FieldDuration:
+		cols = []string{"list_duration", "created_at", "id"}
+	}
+	asc := q.Sort.Ascending() != q.Back
+	dir, op := " DESC", " < "
+	if asc {
+		dir, op = " ASC", " > "
+	}
+	ords := make([]string, len(cols))
+	for i, c := range cols {
+		ords[i] = c + dir
+	}
+	order = " ORDER BY " + strings.Join(ords, ", ")
+	if q.After.IsZero() {
+		return "", order
+	}
+	vals := []string{a.Add(q.After.CreatedAt.UnixMilli()), a.Add(string(q.After.ID))}
+	if len(cols) == 3 {
+		vals = append([]string{a.Add(q.After.Value)}, vals...)
+	}
+	return "(" + strings.Join(cols, ", ") + ")" + op + "(" + strings.Join(vals, ", ") + ")", order
 }
 
 // ScanListedTotal reads one row of a job list: a listed job (ListedCols),
@@ -74,4 +132,36 @@ func ScanListedTotal(total *int) func(Scanner) (ports.ListedJob, error) {
 		}
 		return r.Listed()
 	}
+}
+
+// ListScoreMarker, in a migration's SQL, asks the store to recompute
+// every job's list_score from its analysis (BackfillListScores), which
+// the checklist's weights make a Go computation, not SQL's.
+const ListScoreMarker = "-- go: recompute list_score"
+
+// The statements of a list_score backfill: every analysis and every
+// checklist version (their weights), read once.
+var (
+	BackfillAnalyses   = Select("analyses", AnalysisCols) + " WHERE status = 'ok'"
+	BackfillChecklists = Select("checklists", ChecklistCols)
+)
+
+// BackfillListScores are the list_score of each analysed job: the
+// analysis's total under its checklist version's weights (the version
+// gone: every question weighs 1, as the pages score it).
+func BackfillListScores(analyses []domain.Analysis, checklists []domain.Checklist) map[domain.DocID]float64 {
+	type version struct {
+		account domain.AccountID
+		id      string
+		v       int
+	}
+	weights := make(map[version]map[string]float64, len(checklists))
+	for _, c := range checklists {
+		weights[version{c.AccountID, c.ID, c.Version}] = domain.ChecklistWeights(c)
+	}
+	out := make(map[domain.DocID]float64, len(analyses))
+	for _, a := range analyses {
+		out[a.DocID] = ListScore(a.WithListScore(weights[version{a.AccountID, a.ChecklistID, a.ChecklistVersion}]))
+	}
+	return out
 }

@@ -34,8 +34,9 @@ func (r Reads) PageJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJo
 func PageJobsQuery(d Dialect, q ports.JobQuery) (string, []any, error) {
 	a := d.NewArgs()
 	after := q.After
-	q.After = domain.ListCursor{}
-	where, err := JobFilter(q, a)
+	q.After = domain.HistoryKey{}
+	q.Sort, q.Back = domain.HistorySort(""), false
+	where, err := d.JobFilter(q, a)
 	if err != nil {
 		return "", nil, err
 	}

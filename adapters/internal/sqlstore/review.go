@@ -15,10 +15,9 @@ import (
 // reviewed_at, its time while it reviews the analysis as it is — NULL
 // before any review and again once the call is analysed again.
 
-// NeedsReview is the condition on analyses (as "analyses") of a call
-// analysed and not reviewed since: no review, or one that went stale. The
-// history's "needs review" filter uses it (issue 36 item 5).
-const NeedsReview = "analyses.reviewed_at IS NULL"
+// A call analysed and not reviewed since (no review, or one that went
+// stale: reviewed_at IS NULL) "needs review": the history's filter
+// (NeedsReview, joblist.go; issue 36 item 5).
 
 // reviewBody is a review as its JSON column holds it; times in unix ms.
 type reviewBody struct {

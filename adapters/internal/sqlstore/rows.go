@@ -53,9 +53,10 @@ type jobRow struct {
 // JobCols are the columns a job is read from (jobRow's).
 var JobCols = Columns[jobRow]()
 
-// JobWriteCols are the columns a job row is written with: JobCols and
-// search_text, which only the history's search reads.
-var JobWriteCols = append(slices.Clone(JobCols), "search_text")
+// JobWriteCols are the columns a job row is written with: JobCols,
+// search_text, which only the history's search reads, and list_duration,
+// which the history sorts by (migration 29).
+var JobWriteCols = append(slices.Clone(JobCols), "search_text", "list_duration")
 
 // toJobRow is j as stored: its JSON values encoded, an absent one NULL.
 func toJobRow(j domain.Job) (jobRow, error) {
@@ -105,7 +106,7 @@ func JobRow(j domain.Job) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(Values(&r), searchText(j)), nil
+	return append(Values(&r), searchText(j), listDuration(j)), nil
 }
 
 // JobScan holds a job row's columns (JobCols) as scanned, before decoding:
@@ -203,7 +204,7 @@ func (d Dialect) ListedCols() string {
 		duration, size = "audio::json ->> 'duration'", "octet_length(metadata)"
 	}
 	meta := "CASE WHEN " + size + " > " + strconv.Itoa(domain.MaxListedMetadataBytes) + " THEN '' ELSE metadata END"
-	return "id, account_id, type, status, " + meta + ", checklist_id, created_at, title, error, filename, " + duration
+	return "id, account_id, type, status, " + meta + ", checklist_id, created_at, title, error, filename, " + duration + ", list_score, list_duration"
 }
 
 // ListedScan holds a ports.ListedJob row as scanned: scan into Dest (and
@@ -218,7 +219,7 @@ type ListedScan struct {
 // Dest lists the scan destinations of ListedCols.
 func (r *ListedScan) Dest() []any {
 	l := &r.l
-	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration}
+	return []any{&l.ID, &l.AccountID, &l.Type, &l.Status, &r.meta, &l.ChecklistID, &r.created, &l.Title, &l.Error, &l.Filename, &r.duration, &l.Score, &l.SortDuration}
 }
 
 // Listed decodes the scanned row.
@@ -256,6 +257,8 @@ type accountRow struct {
 	CreatedAt          int64  `db:"created_at"`
 	TimeZone           string `db:"time_zone"`
 	AgentChannel       string `db:"agent_channel"`
+	ListColumns        string `db:"list_columns"`
+	AgentKey           string `db:"agent_key"`
 	TrialEmail         string `db:"trial_email"`
 	TrialTokenHash     string `db:"trial_token_hash"`
 	TrialGrantedAt     *int64 `db:"trial_granted_at"`
@@ -270,6 +273,7 @@ func AccountRow(a domain.Account) []any {
 		ID: string(a.ID), Name: a.Name, Plan: string(a.Plan), BalanceMs: a.BalanceMs, WebhookURL: a.WebhookURL,
 		WebhookSecret: a.WebhookSecret, AnalysisWebhookURL: a.AnalysisWebhookURL, NotifyFailures: a.NotifyFailures,
 		CreatedAt: ToMs(a.CreatedAt), TimeZone: a.TimeZone, AgentChannel: a.AgentChannel,
+		ListColumns: a.ListColumns, AgentKey: a.AgentKey,
 		TrialEmail: a.TrialEmail, TrialTokenHash: a.TrialTokenHash, TrialGrantedAt: ToNullMs(a.TrialGrantedAt),
 	})
 }
@@ -289,7 +293,7 @@ func (s *AccountScan) Account() domain.Account {
 		ID: domain.AccountID(r.ID), Name: r.Name, Plan: domain.Plan(r.Plan), BalanceMs: r.BalanceMs,
 		WebhookURL: r.WebhookURL, WebhookSecret: r.WebhookSecret, AnalysisWebhookURL: r.AnalysisWebhookURL,
 		NotifyFailures: r.NotifyFailures, CreatedAt: FromMs(r.CreatedAt), TimeZone: r.TimeZone,
-		AgentChannel: r.AgentChannel, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
+		AgentChannel: r.AgentChannel, ListColumns: r.ListColumns, AgentKey: r.AgentKey, TrialEmail: r.TrialEmail, TrialTokenHash: r.TrialTokenHash,
 		TrialGrantedAt: FromNullMs(r.TrialGrantedAt),
 	}
 }
@@ -349,16 +353,17 @@ func ScanUser(sc Scanner) (domain.User, error) {
 
 // analysisRow is an analysis as stored (see jobRow); its results are JSON.
 type analysisRow struct {
-	ID               string `db:"id"`
-	DocID            string `db:"doc_id"`
-	AccountID        string `db:"account_id"`
-	ChecklistID      string `db:"checklist_id"`
-	ChecklistVersion int    `db:"checklist_version"`
-	ChecklistName    string `db:"checklist_name"`
-	Status           string `db:"status"`
-	Error            string `db:"error"`
-	Results          string `db:"results"`
-	CreatedAt        int64  `db:"created_at"`
+	ID               string   `db:"id"`
+	DocID            string   `db:"doc_id"`
+	AccountID        string   `db:"account_id"`
+	ChecklistID      string   `db:"checklist_id"`
+	ChecklistVersion int      `db:"checklist_version"`
+	ChecklistName    string   `db:"checklist_name"`
+	Status           string   `db:"status"`
+	Error            string   `db:"error"`
+	Results          string   `db:"results"`
+	CreatedAt        int64    `db:"created_at"`
+	ListScore        *float64 `db:"list_score"`
 	// NeedsNames is 1 when domain.NeedsSpeakerNames holds of the results
 	// (the history's filter), computed on every write.
 	NeedsNames int `db:"needs_names"`
@@ -379,7 +384,7 @@ func AnalysisRow(a domain.Analysis) ([]any, error) {
 	}
 	return Values(&analysisRow{ID: a.ID, DocID: string(a.DocID), AccountID: string(a.AccountID),
 		ChecklistID: a.ChecklistID, ChecklistVersion: a.ChecklistVersion, ChecklistName: a.ChecklistName,
-		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt),
+		Status: a.Status, Error: a.Error, Results: string(results), CreatedAt: ToMs(a.CreatedAt), ListScore: a.ListScore,
 		NeedsNames: boolInt(domain.NeedsSpeakerNames(a.Results))}), nil
 }
 
@@ -402,7 +407,7 @@ func ScanAnalysis(sc Scanner) (domain.Analysis, error) {
 func analysisOf(r analysisRow) (domain.Analysis, error) {
 	a := domain.Analysis{ID: r.ID, DocID: domain.DocID(r.DocID), AccountID: domain.AccountID(r.AccountID),
 		ChecklistID: r.ChecklistID, ChecklistVersion: r.ChecklistVersion, ChecklistName: r.ChecklistName,
-		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt)}
+		Status: r.Status, Error: r.Error, CreatedAt: FromMs(r.CreatedAt), ListScore: r.ListScore}
 	if err := json.Unmarshal([]byte(r.Results), &a.Results); err != nil {
 		return domain.Analysis{}, fmt.Errorf("analysis %s: decode results: %w", a.ID, err)
 	}
@@ -661,11 +666,42 @@ func (d Dialect) FindUserQuery(by ports.UserKey) (query, column, value string, e
 // before the job is transcribed.
 func searchText(j domain.Job) string {
 	j = j.Shown()
-	return webquery.SearchText(j.Title, j.Transcription, j.Metadata)
+	return webquery.SearchText(j.Title, j.Transcription, j.Metadata, j.Filename)
 }
+
+// listDuration is the job's list_duration: its seconds, or
+// domain.NoValue before it is measured.
+func listDuration(j domain.Job) float64 {
+	if d := j.Duration(); d != nil {
+		return *d
+	}
+	return domain.NoValue
+}
+
+// SetListScore writes a job's list_score ($1) beside its analysis, in the
+// analysis's transaction; $2 is the job's ID. Both engines number their
+// parameters this way.
+const SetListScore = "UPDATE jobs SET list_score = $1 WHERE id = $2"
+
+// BackfillAnalysisScore gives an analysis ($2, a docId) the list_score
+// ($1) a backfill computed; -1 (none) stays NULL.
+const BackfillAnalysisScore = "UPDATE analyses SET list_score = CASE WHEN CAST($1 AS DOUBLE PRECISION) >= 0 THEN CAST($1 AS DOUBLE PRECISION) END WHERE doc_id = $2"
+
+// ListScore is the list_score an analysis gives its job
+// (domain.Analysis.ListScore; domain.NoValue without one).
+func ListScore(a domain.Analysis) float64 {
+	if a.ListScore == nil || a.Status != domain.AnalysisOK {
+		return domain.NoValue
+	}
+	return *a.ListScore
+}
+
+// FilenameMigration is the migration that added jobs.filename (14): a
+// search text backfill of an earlier migration has no file names to read.
+const FilenameMigration = 14
 
 // BackfillSearchText is a stored job's search_text from the columns the
 // stores' backfills read.
-func BackfillSearchText(status, title, transcription string, metadata json.RawMessage) string {
-	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata})
+func BackfillSearchText(status, title, transcription string, metadata json.RawMessage, filename string) string {
+	return searchText(domain.Job{Status: domain.Status(status), Title: title, Transcription: transcription, Metadata: metadata, Filename: filename})
 }

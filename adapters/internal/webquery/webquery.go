@@ -21,8 +21,8 @@ import (
 )
 
 // SearchText is what a job's search_text column holds.
-func SearchText(title, transcription string, metadata json.RawMessage) string {
-	return domain.SearchText(title, transcription, metadata)
+func SearchText(title, transcription string, metadata json.RawMessage, filename string) string {
+	return domain.SearchText(title, transcription, metadata, filename)
 }
 
 // BackfillMarker, in a migration's SQL, asks the store to recompute every

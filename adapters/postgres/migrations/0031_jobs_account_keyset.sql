@@ -6,9 +6,10 @@
 -- (docs/performance.md, Store growth). It replaces jobs_account_created,
 -- whose columns it begins with: every query that used that one can use
 -- this one (Postgres statements never name an index), and each new job
--- then costs one index insertion, not two.
-CREATE INDEX jobs_account_created_id ON jobs (account_id, created_at, id);
-DROP INDEX jobs_account_created;
+-- then costs one index insertion, not two. Migration 29 (the history's
+-- keyset pages) made the same index already; IF NOT EXISTS keeps one.
+CREATE INDEX IF NOT EXISTS jobs_account_created_id ON jobs (account_id, created_at, id);
+DROP INDEX IF EXISTS jobs_account_created;
 
 -- The retention sweep (ExpiredJobs) starts from account_retention, which
 -- is usually empty and, never analysed, was estimated at 1,270 rows: the

@@ -153,11 +153,35 @@
       });
     });
     // A button of a form that also does harmless things asks for itself.
+    // One that knows how many it takes (data-count) says so.
     document.querySelectorAll("button[data-confirm]").forEach(function (b) {
       b.addEventListener("click", function (ev) {
-        if (!window.confirm(b.getAttribute("data-confirm"))) ev.preventDefault();
+        var msg = b.getAttribute("data-confirm"), n = b.getAttribute("data-count");
+        if (n && b.getAttribute("data-confirm-n")) msg = b.getAttribute("data-confirm-n").replace("%d", n);
+        if (!window.confirm(msg)) ev.preventDefault();
       });
     });
+  }
+
+  // The history's bulk form counts what it will take: the ticked rows, or
+  // every call the filter keeps once "select all matching" is ticked.
+  function bulkCount() {
+    var form = document.getElementById("bulk"), out = document.getElementById("bulk-count");
+    if (!form || !out) return;
+    var all = document.getElementById("bulk-all"), del = document.getElementById("bulk-delete");
+    function update() {
+      var n = document.querySelectorAll("input.pick:checked").length, text = form.getAttribute("data-count-text");
+      if (all && all.checked) {
+        n = parseInt(form.getAttribute("data-total"), 10);
+        text = form.getAttribute("data-all-text");
+      }
+      out.textContent = text.replace("%d", n);
+      if (del) del.setAttribute("data-count", String(n));
+    }
+    document.addEventListener("change", function (ev) {
+      if (ev.target.matches && ev.target.matches("input.pick, #bulk-all")) update();
+    });
+    update();
   }
 
   // Copy buttons next to a new key; the button says so once it copied
@@ -200,8 +224,8 @@
     }
     var filters = document.querySelector("form.filters");
     if (filters && filters.getAttribute("data-more")) {
-      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date]"), function (i) { return i.value; }) ||
-        !!filters.querySelector("input[type=checkbox]:checked");
+      var used = Array.prototype.some.call(filters.querySelectorAll("select, input[type=date], input[type=text]"), function (i) { return i.value; }) ||
+        filters.querySelector("input[type=checkbox]:checked") !== null;
       filters.appendChild(fold(filters, "filters-toggle", filters.getAttribute("data-more"), used));
     }
   }
@@ -211,6 +235,7 @@
     seekable();
     editor();
     confirms();
+    bulkCount();
     copies();
     // The upload form adds rows later: keep asking while it is there.
     if (document.querySelector("[data-live-id], #upload-form")) {
