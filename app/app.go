@@ -70,7 +70,7 @@ type Queries struct {
 	Authenticate *Authenticate
 	GetJob       *GetJob
 	Poll         *Poll // optional: RateLimit and GetJob, one after the other
-	ExportJob    *ExportJob
+	ExportJob    *ExportJob // the web application's downloads too
 	// ListTranscriptions answers listTranscriptions.
 	ListTranscriptions *ListTranscriptions
 
@@ -92,7 +92,7 @@ type Queries struct {
 	GetRecording      *GetRecording
 	RecordingStatuses *RecordingStatuses
 	RecordingAudio    *RecordingAudio
-	ExportRecording   *ExportRecording
+	ExportRecording   *ExportRecording // forwards to ExportJob (bulkcompat.go)
 	LiveAnalyses      *LiveAnalyses
 	PreviewChecklist  *PreviewChecklist
 	ReportChecklist   *ReportChecklist

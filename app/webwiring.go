@@ -38,6 +38,7 @@ func NewWebApplication(p WebPorts) Application {
 	st, clock, hasher := p.Store, p.Clock, p.Hasher
 	// The web application's limits count in the store.
 	limit := NewRateLimit(st, clock)
+	export := NewExportJob(st)
 	return Application{
 		Commands: Commands{
 			CreateJob: NewCreateJob(st, st, p.Signer, clock, p.UploadTTL),
@@ -87,7 +88,8 @@ func NewWebApplication(p WebPorts) Application {
 			GetRecording:      NewGetRecording(st, st, st, st, st, st),
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),
-			ExportRecording:   NewExportRecording(st),
+			ExportJob:         export,
+			ExportRecording:   NewExportRecording(export), // bulk.go's, until it calls ExportJob
 			LiveAnalyses:      NewLiveAnalyses(st, st),
 			PreviewChecklist:  NewPreviewChecklist(st, st, p.Analyzer, clock),
 			ReportChecklist:   NewReportChecklist(st, st, p.Analytics),

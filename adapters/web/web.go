@@ -144,7 +144,7 @@ func New(cfg Config, deps Deps) *Web {
 		"ShowChecklist": q.ShowChecklist == nil, "Usage": q.Usage == nil,
 		"ListRecordings": q.ListRecordings == nil, "GetRecording": q.GetRecording == nil,
 		"RecordingStatuses": q.RecordingStatuses == nil, "RecordingAudio": q.RecordingAudio == nil,
-		"ExportRecording": q.ExportRecording == nil, "LiveAnalyses": q.LiveAnalyses == nil,
+		"ExportJob": q.ExportJob == nil, "ExportRecording": q.ExportRecording == nil, "LiveAnalyses": q.LiveAnalyses == nil,
 		"PreviewChecklist": q.PreviewChecklist == nil, "ReportChecklist": q.ReportChecklist == nil,
 	} {
 		if missing {

@@ -62,7 +62,6 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 	q.Authenticate = api.auth
 	q.GetJob = api.get
 	q.Poll = api.poll
-	q.ExportJob = app.NewExportJob(st)
 	q.ListTranscriptions = app.NewListTranscriptions(st)
 	q.RetentionDays = app.NewRetentionDays(st)
 	return uc
