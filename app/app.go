@@ -69,7 +69,7 @@ type Queries struct {
 	// API.
 	Authenticate *Authenticate
 	GetJob       *GetJob
-	Poll         *Poll // optional: RateLimit and GetJob, one after the other
+	Poll         *Poll      // optional: RateLimit and GetJob, one after the other
 	ExportJob    *ExportJob // the web application's downloads too
 	// ListTranscriptions answers listTranscriptions.
 	ListTranscriptions *ListTranscriptions
