@@ -14,20 +14,23 @@ import (
 // One use case per operation).
 type Actor struct {
 	Account domain.Account
-	// Key is the API key's; its ID is empty for a person.
+	// Key is the API key's (KeyActor); empty for a person.
 	Key domain.APIKey
 	// User is the person's, with their role; empty for an API key.
 	User domain.User
+	// byKey says the actor came through the API (KeyActor): an Actor
+	// built otherwise is a person of the account, never a key.
+	byKey bool
 }
 
 // KeyActor is the actor of an authenticated API request.
-func KeyActor(p Principal) Actor { return Actor{Account: p.Account, Key: p.Key} }
+func KeyActor(p Principal) Actor { return Actor{Account: p.Account, Key: p.Key, byKey: true} }
 
 // PersonActor is the actor of a signed-in visitor of the web application.
 func PersonActor(v *Visitor) Actor { return Actor{Account: v.Account, User: v.User} }
 
 // ByKey reports whether the actor came through the API.
-func (a Actor) ByKey() bool { return a.Key.ID != "" }
+func (a Actor) ByKey() bool { return a.byKey }
 
 // mayRead is the rule for reading the account's jobs: an API key needs a
 // Business plan (RequireBusiness); a person of the account may, in any role.

@@ -68,7 +68,7 @@ type Commands struct {
 type Queries struct {
 	// API.
 	Authenticate *Authenticate
-	GetJob       *GetJob
+	GetJob       *GetJob    // the web application's recording page too
 	Poll         *Poll      // optional: RateLimit and GetJob, one after the other
 	ExportJob    *ExportJob // the web application's downloads too
 	// ListTranscriptions answers listTranscriptions.
@@ -89,7 +89,7 @@ type Queries struct {
 
 	// Web application: recordings.
 	ListRecordings    *ListRecordings
-	GetRecording      *GetRecording
+	GetRecording      *GetRecording // forwards to GetJob (bulkcompat.go)
 	RecordingStatuses *RecordingStatuses
 	RecordingAudio    *RecordingAudio
 	ExportRecording   *ExportRecording // forwards to ExportJob (bulkcompat.go)

@@ -24,3 +24,17 @@ func NewExportRecording(export *ExportJob) *ExportRecording {
 func (uc *ExportRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, format string) (Export, error) {
 	return uc.export.Handle(ctx, Actor{Account: domain.Account{ID: account}}, ExportCommand{DocID: doc, Format: format})
 }
+
+// GetRecording forwards to GetJob for bulk.go (see ExportRecording).
+type GetRecording struct{ get *GetJob }
+
+// NewGetRecording forwards to get.
+func NewGetRecording(get *GetJob) *GetRecording {
+	need("get", get)
+	return &GetRecording{get: get}
+}
+
+// Handle is GetJob.Handle of the recording's page for a person of account.
+func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
+	return uc.get.Handle(ctx, Actor{Account: domain.Account{ID: account}}, GetCommand{DocID: doc, Page: true})
+}

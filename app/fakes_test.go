@@ -249,7 +249,7 @@ func newWorld(t testing.TB) *world {
 	w.accounts, w.settings = app.NewCreateAccount(s, w.clock), app.NewUpdateAccount(s)
 	w.newList, w.editList, w.archive = app.NewCreateChecklist(s, s, w.clock), app.NewUpdateChecklist(s, w.clock), app.NewArchiveChecklist(s)
 	w.create = app.NewCreateJob(s, s, signer{}, w.clock, time.Hour)
-	w.get = app.NewGetJob(s)
+	w.get = app.NewGetJob(s, s, s, s, s, s)
 	w.upload = app.NewReceiveUpload(s, w.blobs, signer{}, w.clock, 1<<20)
 	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0, nil)
 	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir(), nil)
@@ -393,4 +393,13 @@ func (w *world) balance(p app.Principal) int64 {
 		w.t.Fatal(err)
 	}
 	return a.BalanceMs
+}
+
+// poll reads a job as the API's getTranscription answers it.
+func (w *world) poll(p app.Principal, doc string) (domain.PollView, error) {
+	rec, err := w.get.Handle(w.ctx, app.KeyActor(p), app.GetCommand{DocID: domain.DocID(doc)})
+	if err != nil {
+		return domain.PollView{}, err
+	}
+	return domain.NewPollView(rec.Job), nil
 }

@@ -101,31 +101,6 @@ func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateR
 	return job, events, uploadURL, nil
 }
 
-// GetJob answers a poll: the caller's job as the spec's job object.
-type GetJob struct{ jobs ports.JobStore }
-
-// NewGetJob builds the use case.
-func NewGetJob(jobs ports.JobStore) *GetJob {
-	need("jobs", jobs)
-	return &GetJob{jobs: jobs}
-}
-
-// Handle returns the job, or domain.ErrNotFound for a docId that does not
-// exist or belongs to another account: the two are indistinguishable.
-func (uc *GetJob) Handle(ctx context.Context, p Principal, docID string) (domain.PollView, error) {
-	if err := RequireBusiness(p); err != nil {
-		return domain.PollView{}, err
-	}
-	if docID == "" {
-		return domain.PollView{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
-	}
-	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, docID)
-	if err != nil {
-		return domain.PollView{}, err
-	}
-	return domain.NewPollView(j), nil
-}
-
 func notFound(docID string) error {
 	_ = docID // the message must not reveal whether the job exists elsewhere
 	return fmt.Errorf("no transcription with this docId: %w", domain.ErrNotFound)

@@ -96,8 +96,14 @@ type Recording struct {
 	AgentChannel string
 }
 
-// GetRecording returns one of the account's recordings.
-type GetRecording struct {
+// GetJob reads one of the actor's jobs: the API's getTranscription (the
+// job alone) and the web application's recording page (GetCommand.Page:
+// with its analysis, review, deliveries and speakers). An API key needs a
+// Business plan; a person of the account may read in any role. A job of
+// another account is domain.ErrNotFound exactly like a missing one, and
+// nothing of a transcript is read before it is transcribed
+// (domain.Job.Shown).
+type GetJob struct {
 	jobs       ports.JobStore
 	analyses   ports.AnalysisStore
 	reviews    ports.ReviewStore
@@ -106,22 +112,35 @@ type GetRecording struct {
 	checklists ports.ChecklistStore
 }
 
-// NewGetRecording builds the use case.
-func NewGetRecording(jobs ports.JobStore, analyses ports.AnalysisStore, reviews ports.ReviewStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetRecording {
+// NewGetJob builds the use case.
+func NewGetJob(jobs ports.JobStore, analyses ports.AnalysisStore, reviews ports.ReviewStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetJob {
 	need("jobs", jobs)
 	need("analyses", analyses)
 	need("reviews", reviews)
 	need("deliveries", deliveries)
 	need("accounts", accounts)
 	need("checklists", checklists)
-	return &GetRecording{jobs: jobs, analyses: analyses, reviews: reviews, deliveries: deliveries, accounts: accounts, checklists: checklists}
+	return &GetJob{jobs: jobs, analyses: analyses, reviews: reviews, deliveries: deliveries, accounts: accounts, checklists: checklists}
 }
 
-// Handle runs the use case (GetRecording).
-func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
-	j, err := shownJob(ctx, uc.jobs, account, doc)
-	if err != nil {
+// GetCommand names the job; Page asks for everything its page shows.
+type GetCommand struct {
+	DocID domain.DocID
+	Page  bool
+}
+
+// Handle runs the use case (GetJob).
+func (uc *GetJob) Handle(ctx context.Context, a Actor, cmd GetCommand) (Recording, error) {
+	if err := a.mayRead(); err != nil {
 		return Recording{}, err
+	}
+	if cmd.DocID == "" && a.ByKey() { // a person's empty docId is not found, below
+		return Recording{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
+	}
+	account, doc := a.Account.ID, cmd.DocID
+	j, err := shownJob(ctx, uc.jobs, account, doc)
+	if err != nil || !cmd.Page {
+		return Recording{Job: j}, err
 	}
 	r := Recording{Job: j}
 	if a, err := uc.accounts.GetAccount(ctx, account); err == nil {
@@ -151,7 +170,7 @@ func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, do
 }
 
 // review adds the call's review to r.
-func (uc *GetRecording) review(ctx context.Context, r *Recording, a domain.Analysis, weights map[string]float64) error {
+func (uc *GetJob) review(ctx context.Context, r *Recording, a domain.Analysis, weights map[string]float64) error {
 	rv, err := uc.reviews.ReviewOf(ctx, a.DocID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil

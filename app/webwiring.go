@@ -38,7 +38,7 @@ func NewWebApplication(p WebPorts) Application {
 	st, clock, hasher := p.Store, p.Clock, p.Hasher
 	// The web application's limits count in the store.
 	limit := NewRateLimit(st, clock)
-	export := NewExportJob(st)
+	export, get := NewExportJob(st), NewGetJob(st, st, st, st, st, st)
 	return Application{
 		Commands: Commands{
 			CreateJob: NewCreateJob(st, st, p.Signer, clock, p.UploadTTL),
@@ -85,7 +85,8 @@ func NewWebApplication(p WebPorts) Application {
 			Usage:          NewUsage(st, clock),
 
 			ListRecordings:    NewListRecordings(st, st),
-			GetRecording:      NewGetRecording(st, st, st, st, st, st),
+			GetJob:            get,
+			GetRecording:      NewGetRecording(get), // bulk.go's, until it calls GetJob
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),
 			ExportJob:         export,

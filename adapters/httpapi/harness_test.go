@@ -77,6 +77,8 @@ type store interface {
 	ports.JobDeleter
 	ports.JobLister
 	ports.DeliveryStore
+	ports.AnalysisStore
+	ports.ReviewStore
 }
 
 type options struct {
@@ -158,7 +160,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 			},
 			Queries: app.Queries{
 				Authenticate: app.NewAuthenticate(st, e.clock),
-				GetJob:       app.NewGetJob(st),
+				GetJob:       app.NewGetJob(st, st, st, st, st, st),
 				ExportJob:    app.NewExportJob(st),
 
 				ListTranscriptions: app.NewListTranscriptions(st),

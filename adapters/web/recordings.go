@@ -244,7 +244,7 @@ func (w *Web) recording(c *fiber.Ctx) error {
 // renderRecording shows a recording's page, with failed (a refused resend)
 // as its error.
 func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
-	rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, doc)
+	rec, err := w.queries.GetJob.Handle(c.UserContext(), app.PersonActor(v), app.GetCommand{DocID: doc, Page: true})
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
