@@ -19,8 +19,9 @@ type Commands struct {
 	RateLimit     *RateLimit // counts every API operation per key
 	CreateJob     *CreateJob // the web application's upload form too
 	ReceiveUpload *ReceiveUpload
-	DeleteJob     *DeleteJob   // the web application's delete too (optional there)
-	ResendEvent   *ResendEvent // resendEvent
+	DeleteJob     *DeleteJob // the web application's delete too (optional there)
+	// Resend is resendEvent and the web application's Resend.
+	Resend *Resend
 
 	// Web application: people and sessions.
 	SignUp         *SignUp
@@ -54,9 +55,8 @@ type Commands struct {
 	ArchiveChecklist      *ArchiveChecklist
 
 	// Web application: recordings.
-	ResendDelivery *ResendDelivery
-	NameSpeakers   *NameSpeakers
-	SendTestEvent  *SendTestEvent
+	NameSpeakers  *NameSpeakers
+	SendTestEvent *SendTestEvent
 	// ReviewCall records a person's review of a call's analysis (issue 36).
 	ReviewCall *ReviewCall
 	// Reanalyze analyses a call again when people give its speakers other

@@ -68,10 +68,10 @@ func NewWebApplication(p WebPorts) Application {
 			UpdateChecklist:       NewUpdateChecklist(st, clock),
 			ArchiveChecklist:      NewArchiveChecklist(st),
 
-			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock, limit),
-			NameSpeakers:   NewNameSpeakers(st, limit),
-			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
-			ReviewCall:     NewReviewCall(st, st, st, st, clock),
+			Resend:        NewResend(st, st, st, p.Sender, clock, limit),
+			NameSpeakers:  NewNameSpeakers(st, limit),
+			SendTestEvent: NewSendTestEvent(st, p.Sender, clock),
+			ReviewCall:    NewReviewCall(st, st, st, st, clock),
 		},
 		Queries: Queries{
 			ResolveSession:   NewResolveSession(st, st, st, clock),

@@ -156,7 +156,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 				CreateJob:     app.NewCreateJob(st, st, signer, e.clock, 0),
 				ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
 				DeleteJob:     app.NewDeleteJob(st, blobs, e.clock, nil),
-				ResendEvent:   app.NewResendEvent(st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock, app.NewRateLimit(st, e.clock)),
+				Resend:        app.NewResend(st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock, app.NewRateLimit(st, e.clock)),
 			},
 			Queries: app.Queries{
 				Authenticate: app.NewAuthenticate(st, e.clock),

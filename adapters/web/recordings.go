@@ -393,7 +393,7 @@ func (w *Web) resend(c *fiber.Ctx) error {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
-	d, err := w.commands.ResendDelivery.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
+	d, err := w.commands.Resend.Handle(c.UserContext(), app.PersonActor(v), app.ResendCommand{DocID: doc, DeliveryID: c.Params("id")})
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}

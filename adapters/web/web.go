@@ -136,7 +136,7 @@ func New(cfg Config, deps Deps) *Web {
 		"GenerateWebhookSecret": cmd.GenerateWebhookSecret == nil, "CreateAPIKey": cmd.CreateAPIKey == nil,
 		"RevokeAPIKey": cmd.RevokeAPIKey == nil, "CreateChecklist": cmd.CreateChecklist == nil,
 		"UpdateChecklist": cmd.UpdateChecklist == nil, "ArchiveChecklist": cmd.ArchiveChecklist == nil,
-		"CreateJob": cmd.CreateJob == nil, "ResendDelivery": cmd.ResendDelivery == nil,
+		"CreateJob": cmd.CreateJob == nil, "Resend": cmd.Resend == nil,
 		"NameSpeakers": cmd.NameSpeakers == nil, "SendTestEvent": cmd.SendTestEvent == nil,
 		"ResolveSession": q.ResolveSession == nil, "GetInvitation": q.GetInvitation == nil,
 		"GetPasswordReset": q.GetPasswordReset == nil, "ListMembers": q.ListMembers == nil,

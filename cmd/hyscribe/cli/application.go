@@ -54,8 +54,6 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 
 	c.RateLimit = api.limit
 	c.ReceiveUpload = app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes)
-	// Counted in the store, where the web application's Resend counts too.
-	c.ResendEvent = app.NewResendEvent(st, st, st, s.webhooks, clock, app.NewRateLimit(st, clock))
 	c.SetRetention = app.NewSetRetention(st)
 	c.Reanalyze = reanalyze
 
