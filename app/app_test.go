@@ -238,20 +238,20 @@ func TestCreateAndPollRules(t *testing.T) {
 	p := w.account(domain.PlanBusiness, 60)
 	other := w.account(domain.PlanBusiness, 60)
 	free := w.account(domain.PlanFree, 60)
-	if _, err := w.create.Handle(w.ctx, free, []byte(`{"type":"single_voice"}`)); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := w.createBody(free, []byte(`{"type":"single_voice"}`)); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("free plan: %v", err)
 	}
-	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.createBody(p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown checklist: %v", err)
 	}
 	c, err := w.newList.Handle(w.ctx, other.Account.ID, domain.RoleOwner, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.createBody(p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("another account's checklist: %v", err)
 	}
-	if _, err := w.create.Handle(w.ctx, other, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); err != nil {
+	if _, err := w.createBody(other, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); err != nil {
 		t.Fatalf("own checklist: %v", err)
 	}
 	res := w.newJob(p, `{"type":"phone_call"}`)

@@ -300,7 +300,7 @@ func (w *world) account(plan domain.Plan, seconds float64) app.Principal {
 
 func (w *world) newJob(p app.Principal, body string) domain.CreateResult {
 	w.t.Helper()
-	res, err := w.create.Handle(w.ctx, p, []byte(body))
+	res, err := w.createBody(p, []byte(body))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -402,4 +402,18 @@ func (w *world) poll(p app.Principal, doc string) (domain.PollView, error) {
 		return domain.PollView{}, err
 	}
 	return domain.NewPollView(rec.Job), nil
+}
+
+// createBody creates a job as the API's createTranscription does: the body
+// parsed, then the use case.
+func (w *world) createBody(p app.Principal, body []byte) (domain.CreateResult, error) {
+	if err := w.create.Allowed(app.KeyActor(p)); err != nil {
+		return domain.CreateResult{}, err
+	}
+	req, err := domain.ParseCreateRequest(body)
+	if err != nil {
+		return domain.CreateResult{}, err
+	}
+	res, _, err := w.create.Handle(w.ctx, app.KeyActor(p), app.CreateCommand{Request: req})
+	return res, err
 }
