@@ -61,7 +61,7 @@ func (uc *CreateJob) Allowed(a Actor) error { return a.mayManage("create a job")
 // keys and people alike), with fewer than domain.MaxWaitingUploads jobs
 // waiting for their upload, and a checklist it names must be the
 // account's. Under an IdempotencyKey a retry gets the first answer again,
-// replayed (HandleOnce).
+// replayed (idempotency.go).
 func (uc *CreateJob) Handle(ctx context.Context, a Actor, cmd CreateCommand) (res domain.CreateResult, replayed bool, err error) {
 	if err := uc.Allowed(a); err != nil {
 		return domain.CreateResult{}, false, err

@@ -385,9 +385,12 @@ func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *limitedCloser) Close() error               { return l.c.Close() }
 
 func (w *Web) resend(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
+	v, ok, err := w.signedIn(c)
 	if !ok {
 		return err
+	}
+	if w.commands.Resend.Allowed(app.PersonActor(v)) != nil { // the use case's role rule, asked before the form is read
+		return w.forbidden(c, v)
 	}
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err

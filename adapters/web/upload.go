@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -101,8 +102,9 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 // createRequest is the job the form's fields ask for, which the use case
 // checks as it checks the API's. Metadata is either a JSON object or
 // "key = value" lines (values kept as strings), the way people write it;
-// either is encoded as the API's body would carry it (encoding/json's
-// compact form with HTML-safe escapes, keys of lines sorted).
+// either reaches the use case as the API's body would carry it: a JSON
+// object as written (the use case compacts it), lines as an object of
+// their keys, sorted, with no escapes the person did not write.
 func createRequest(typ, checklist, metadata string) (domain.CreateRequest, error) {
 	req := domain.CreateRequest{Type: domain.JobType(typ), ChecklistID: checklist}
 	var meta any
@@ -125,12 +127,17 @@ func createRequest(typ, checklist, metadata string) (domain.CreateRequest, error
 		}
 		meta = obj
 	}
+	if raw, ok := meta.(json.RawMessage); ok && !json.Valid(raw) { // starts with { but is not JSON
+		return domain.CreateRequest{}, errors.New("metadata is not JSON")
+	}
 	if meta != nil {
-		b, err := json.Marshal(meta)
-		if err != nil { // metadata that starts with { but is not JSON
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(meta); err != nil {
 			return domain.CreateRequest{}, err
 		}
-		req.Metadata = b
+		req.Metadata = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	}
 	return req, nil
 }
