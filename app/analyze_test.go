@@ -119,7 +119,7 @@ func TestArchivedChecklistIsRefused(t *testing.T) {
 	if err := w.archive.Handle(w.ctx, p.Account.ID, domain.RoleOwner, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`))
+	_, err := w.createBody(p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`))
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Code != "unknown_checklist" {
 		t.Fatalf("create with an archived checklist: %v", err)

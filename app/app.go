@@ -19,8 +19,9 @@ type Commands struct {
 	RateLimit     *RateLimit // counts every API operation per key
 	CreateJob     *CreateJob // the web application's upload form too
 	ReceiveUpload *ReceiveUpload
-	DeleteJob     *DeleteJob   // the web application's delete too (optional there)
-	ResendEvent   *ResendEvent // resendEvent
+	DeleteJob     *DeleteJob // the web application's delete too (optional there)
+	// Resend is resendEvent and the web application's Resend.
+	Resend *Resend
 
 	// Web application: people and sessions.
 	SignUp         *SignUp
@@ -54,9 +55,8 @@ type Commands struct {
 	ArchiveChecklist      *ArchiveChecklist
 
 	// Web application: recordings.
-	ResendDelivery *ResendDelivery
-	NameSpeakers   *NameSpeakers
-	SendTestEvent  *SendTestEvent
+	NameSpeakers  *NameSpeakers
+	SendTestEvent *SendTestEvent
 	// ReviewCall records a person's review of a call's analysis (issue 36).
 	ReviewCall *ReviewCall
 	// Reanalyze analyses a call again when people give its speakers other
@@ -68,9 +68,9 @@ type Commands struct {
 type Queries struct {
 	// API.
 	Authenticate *Authenticate
-	GetJob       *GetJob
-	Poll         *Poll // optional: RateLimit and GetJob, one after the other
-	ExportJob    *ExportJob
+	GetJob       *GetJob    // the web application's recording page too
+	Poll         *Poll      // optional: RateLimit and GetJob, one after the other
+	ExportJob    *ExportJob // the web application's downloads too
 	// ListTranscriptions answers listTranscriptions.
 	ListTranscriptions *ListTranscriptions
 
@@ -89,10 +89,8 @@ type Queries struct {
 
 	// Web application: recordings.
 	ListRecordings    *ListRecordings
-	GetRecording      *GetRecording
 	RecordingStatuses *RecordingStatuses
 	RecordingAudio    *RecordingAudio
-	ExportRecording   *ExportRecording
 	LiveAnalyses      *LiveAnalyses
 	PreviewChecklist  *PreviewChecklist
 	ReportChecklist   *ReportChecklist

@@ -238,36 +238,36 @@ func TestCreateAndPollRules(t *testing.T) {
 	p := w.account(domain.PlanBusiness, 60)
 	other := w.account(domain.PlanBusiness, 60)
 	free := w.account(domain.PlanFree, 60)
-	if _, err := w.create.Handle(w.ctx, free, []byte(`{"type":"single_voice"}`)); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := w.createBody(free, []byte(`{"type":"single_voice"}`)); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("free plan: %v", err)
 	}
-	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.createBody(p, []byte(`{"type":"single_voice","checklistId":"nope"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown checklist: %v", err)
 	}
 	c, err := w.newList.Handle(w.ctx, other.Account.ID, domain.RoleOwner, []byte(`{"name":"QA","questions":[{"id":"q","text":"?"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.create.Handle(w.ctx, p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.createBody(p, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("another account's checklist: %v", err)
 	}
-	if _, err := w.create.Handle(w.ctx, other, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); err != nil {
+	if _, err := w.createBody(other, []byte(`{"type":"single_voice","checklistId":"`+c.ID+`"}`)); err != nil {
 		t.Fatalf("own checklist: %v", err)
 	}
 	res := w.newJob(p, `{"type":"phone_call"}`)
-	view, err := w.get.Handle(w.ctx, p, string(res.DocID))
+	view, err := w.poll(p, string(res.DocID))
 	if err != nil || view.Status != domain.StatusUploading {
 		t.Fatalf("%+v %v", view, err)
 	}
-	_, errForeign := w.get.Handle(w.ctx, other, string(res.DocID))
-	_, errUnknown := w.get.Handle(w.ctx, other, "does-not-exist")
+	_, errForeign := w.poll(other, string(res.DocID))
+	_, errUnknown := w.poll(other, "does-not-exist")
 	if !errors.Is(errForeign, domain.ErrNotFound) || errForeign.Error() != errUnknown.Error() {
 		t.Fatalf("foreign %v unknown %v", errForeign, errUnknown)
 	}
-	if _, err := w.get.Handle(w.ctx, p, ""); !errors.Is(err, domain.ErrValidation) {
+	if _, err := w.poll(p, ""); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("missing docId: %v", err)
 	}
-	if _, err := w.get.Handle(w.ctx, free, string(res.DocID)); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := w.poll(free, string(res.DocID)); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("free poll: %v", err)
 	}
 }
@@ -347,7 +347,7 @@ func TestReceiveUpload(t *testing.T) {
 	if j := w.job(res.DocID); j.Status != domain.StatusUploading || !strings.Contains(j.Error, "larger than") {
 		t.Fatalf("after a refused upload the job is %s with reason %q; want uploading, with the refusal's reason", j.Status, j.Error)
 	}
-	if v, _ := w.get.Handle(w.ctx, p, string(res.DocID)); v.Error != nil {
+	if v, _ := w.poll(p, string(res.DocID)); v.Error != nil {
 		t.Fatalf("the API shows an error %q on a job still waiting for its upload", *v.Error)
 	}
 	if err := up("ok", "MP3 1 1", 7); err != nil {

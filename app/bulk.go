@@ -11,7 +11,7 @@ import (
 // MaxBulkSelection is how many calls one bulk action over a filter
 // ("select all matching") may take: a filter keeping more must be
 // narrowed first. Each call is then deleted or exported through its own
-// use case (DeleteJob, ExportRecording), each deletion its own short
+// use case (DeleteJob, ExportJob), each deletion its own short
 // transaction, so one account's bulk action holds no lock that another
 // account waits on for longer than one call's deletion.
 const MaxBulkSelection = 500

@@ -73,7 +73,7 @@ func TestDeletingAJobMidRecognitionStopsIt(t *testing.T) {
 			t.Fatalf("the deleted job went on to %s", ev.Topic)
 		}
 	}
-	if _, err := w.get.Handle(w.ctx, p, string(res.DocID)); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := w.poll(p, string(res.DocID)); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("poll after delete: %v", err)
 	}
 }

@@ -19,7 +19,8 @@ type Export struct {
 	Name, Disposition string
 }
 
-// ExportJob renders a transcribed job as subtitles, text or JSON.
+// ExportJob renders a transcribed job as subtitles, text or JSON: the
+// API's exportTranscription and the web application's downloads.
 type ExportJob struct{ jobs ports.JobStore }
 
 // NewExportJob builds the use case.
@@ -28,21 +29,29 @@ func NewExportJob(jobs ports.JobStore) *ExportJob {
 	return &ExportJob{jobs: jobs}
 }
 
-// Handle renders the caller's job in format. The job of another account is
-// domain.ErrNotFound exactly like a missing one; a job not yet transcribed
-// is domain.ErrConflict.
-func (uc *ExportJob) Handle(ctx context.Context, p Principal, docID, format string) (Export, error) {
-	if err := RequireBusiness(p); err != nil {
+// ExportCommand names the job and the format (srt, vtt, txt or json).
+type ExportCommand struct {
+	DocID  domain.DocID
+	Format string
+}
+
+// Handle renders the actor's job in the command's format. An API key needs
+// a Business plan; a person of the account may in any role. The job of
+// another account is domain.ErrNotFound exactly like a missing one; a job
+// not yet transcribed is domain.ErrConflict, and nothing of a transcript
+// is rendered before (domain.Job.Shown).
+func (uc *ExportJob) Handle(ctx context.Context, a Actor, cmd ExportCommand) (Export, error) {
+	if err := a.mayRead(); err != nil {
 		return Export{}, err
 	}
-	if docID == "" {
+	if cmd.DocID == "" && a.ByKey() { // a person's empty docId is not found, below
 		return Export{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
 	}
-	f, err := domain.ParseExportFormat(format)
+	f, err := domain.ParseExportFormat(cmd.Format)
 	if err != nil {
 		return Export{}, err
 	}
-	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, docID)
+	j, err := shownJob(ctx, uc.jobs, a.Account.ID, cmd.DocID)
 	if err != nil {
 		return Export{}, err
 	}
@@ -56,31 +65,6 @@ func render(j domain.Job, f domain.ExportFormat) (Export, error) {
 	}
 	name := domain.ExportName(j, f)
 	return Export{Body: body, ContentType: f.ContentType(), Filename: domain.ExportFilename(j.ID, f), Name: name, Disposition: domain.ContentDisposition(name)}, nil
-}
-
-// ExportRecording renders one of the account's recordings for the web application's
-// downloads, exactly as the API's export does.
-type ExportRecording struct {
-	jobs ports.JobStore
-}
-
-// NewExportRecording builds the use case.
-func NewExportRecording(jobs ports.JobStore) *ExportRecording {
-	need("jobs", jobs)
-	return &ExportRecording{jobs: jobs}
-}
-
-// Handle runs the use case (ExportRecording).
-func (uc *ExportRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID, format string) (Export, error) {
-	f, err := domain.ParseExportFormat(format)
-	if err != nil {
-		return Export{}, err
-	}
-	j, err := shownJob(ctx, uc.jobs, account, doc)
-	if err != nil {
-		return Export{}, err
-	}
-	return render(j, f)
 }
 
 // ownedJob returns the account's job, or domain.ErrNotFound for a docId that

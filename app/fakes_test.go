@@ -249,7 +249,7 @@ func newWorld(t testing.TB) *world {
 	w.accounts, w.settings = app.NewCreateAccount(s, w.clock), app.NewUpdateAccount(s)
 	w.newList, w.editList, w.archive = app.NewCreateChecklist(s, s, w.clock), app.NewUpdateChecklist(s, w.clock), app.NewArchiveChecklist(s)
 	w.create = app.NewCreateJob(s, s, signer{}, w.clock, time.Hour)
-	w.get = app.NewGetJob(s)
+	w.get = app.NewGetJob(s, s, s, s, s, s)
 	w.upload = app.NewReceiveUpload(s, w.blobs, signer{}, w.clock, 1<<20)
 	w.process = app.NewProcessAudio(s, w.blobs, probe{}, w.clock, 0, nil)
 	w.tr = app.NewTranscribeAudio(s, w.blobs, splitter{}, w.rec, w.clock, t.TempDir(), nil)
@@ -300,7 +300,7 @@ func (w *world) account(plan domain.Plan, seconds float64) app.Principal {
 
 func (w *world) newJob(p app.Principal, body string) domain.CreateResult {
 	w.t.Helper()
-	res, err := w.create.Handle(w.ctx, p, []byte(body))
+	res, err := w.createBody(p, []byte(body))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -393,4 +393,27 @@ func (w *world) balance(p app.Principal) int64 {
 		w.t.Fatal(err)
 	}
 	return a.BalanceMs
+}
+
+// poll reads a job as the API's getTranscription answers it.
+func (w *world) poll(p app.Principal, doc string) (domain.PollView, error) {
+	rec, err := w.get.Handle(w.ctx, app.KeyActor(p), app.GetCommand{DocID: domain.DocID(doc)})
+	if err != nil {
+		return domain.PollView{}, err
+	}
+	return domain.NewPollView(rec.Job), nil
+}
+
+// createBody creates a job as the API's createTranscription does: the body
+// parsed, then the use case.
+func (w *world) createBody(p app.Principal, body []byte) (domain.CreateResult, error) {
+	if err := w.create.Allowed(app.KeyActor(p)); err != nil {
+		return domain.CreateResult{}, err
+	}
+	req, err := domain.ParseCreateRequest(body)
+	if err != nil {
+		return domain.CreateResult{}, err
+	}
+	res, _, err := w.create.Handle(w.ctx, app.KeyActor(p), app.CreateCommand{Request: req})
+	return res, err
 }

@@ -8,26 +8,15 @@ import (
 	"github.com/hyscribe/hyscribe/domain"
 )
 
-// HandleOnce is Handle under an Idempotency-Key (the IETF httpapi draft's
-// header; key "" is Handle itself). The first request with a key creates
+// once is Handle under an Idempotency-Key (the IETF httpapi draft's
+// header), for a checked request. The first request with a key creates
 // the job; a retry with the same body within domain.IdempotencyWindow gets
 // the first answer again (same docId, same uploadUrl) and creates nothing,
 // so nothing is charged twice; a retry with another body is
 // domain.ErrIdempotencyKeyReused. The store decides which request is first,
 // so this holds across API processes. replayed reports a repeated answer.
-func (uc *CreateJob) HandleOnce(ctx context.Context, p Principal, body []byte, key string) (res domain.CreateResult, replayed bool, err error) {
-	if key == "" {
-		res, err = uc.Handle(ctx, p, body)
-		return res, false, err
-	}
-	if err := RequireBusiness(p); err != nil {
-		return domain.CreateResult{}, false, err
-	}
-	req, err := domain.ParseCreateRequest(body)
-	if err != nil {
-		return domain.CreateResult{}, false, err
-	}
-	job, events, uploadURL, err := uc.newJob(ctx, p, req)
+func (uc *CreateJob) once(ctx context.Context, a Actor, req domain.CreateRequest, key string) (res domain.CreateResult, replayed bool, err error) {
+	job, events, uploadURL, err := uc.newJob(ctx, a.Account.ID, req)
 	if err != nil {
 		return domain.CreateResult{}, false, err
 	}
@@ -38,7 +27,7 @@ func (uc *CreateJob) HandleOnce(ctx context.Context, p Principal, body []byte, k
 	}
 	fingerprint := req.Fingerprint()
 	first, created, err := uc.jobs.CreateJobOnce(ctx, domain.Idempotency{
-		AccountID: p.Account.ID, Key: key, Fingerprint: fingerprint, DocID: job.ID,
+		AccountID: a.Account.ID, Key: key, Fingerprint: fingerprint, DocID: job.ID,
 		Response: answer, CreatedAt: job.CreatedAt,
 	}, job, events)
 	if err != nil {

@@ -40,37 +40,58 @@ func NewCreateJob(jobs jobCreator, checklists ports.ChecklistStore, signer ports
 	return &CreateJob{jobs: jobs, checklists: checklists, signer: signer, clock: clock, uploadTTL: uploadTTL}
 }
 
-// Handle validates the body and creates the job for the caller's account.
-func (uc *CreateJob) Handle(ctx context.Context, p Principal, body []byte) (domain.CreateResult, error) {
-	return uc.HandleFile(ctx, p, body, "")
+// CreateCommand is the job asked for: the API's createTranscription body
+// (domain.ParseCreateRequest) or the web application's upload form.
+type CreateCommand struct {
+	Request domain.CreateRequest
+	// Filename is the uploaded file's name (the web application's); the
+	// job keeps domain.CleanFilename of it.
+	Filename string
+	// IdempotencyKey is the API's Idempotency-Key header ("": none).
+	IdempotencyKey string
 }
 
-// HandleFile is Handle for a file uploaded from the web application: the
-// job keeps the file's name (domain.CleanFilename of it).
-func (uc *CreateJob) HandleFile(ctx context.Context, p Principal, body []byte, filename string) (domain.CreateResult, error) {
-	if err := RequireBusiness(p); err != nil {
-		return domain.CreateResult{}, err
+// Allowed is Handle's first rule, which a door may ask before it reads a
+// large request: an API key needs a Business plan, a person the owner's
+// role (creating a job spends the account's seconds).
+func (uc *CreateJob) Allowed(a Actor) error { return a.mayManage("create a job") }
+
+// Handle validates the command and creates the job for the actor's
+// account: the account must be on the Business plan whoever asks (API
+// keys and people alike), with fewer than domain.MaxWaitingUploads jobs
+// waiting for their upload, and a checklist it names must be the
+// account's. Under an IdempotencyKey a retry gets the first answer again,
+// replayed (idempotency.go).
+func (uc *CreateJob) Handle(ctx context.Context, a Actor, cmd CreateCommand) (res domain.CreateResult, replayed bool, err error) {
+	if err := uc.Allowed(a); err != nil {
+		return domain.CreateResult{}, false, err
 	}
-	req, err := domain.ParseCreateRequest(body)
+	if err := RequireBusiness(Principal{Account: a.Account}); err != nil {
+		return domain.CreateResult{}, false, err
+	}
+	req, err := cmd.Request.Check()
 	if err != nil {
-		return domain.CreateResult{}, err
+		return domain.CreateResult{}, false, err
 	}
-	job, events, uploadURL, err := uc.newJob(ctx, p, req)
+	if cmd.IdempotencyKey != "" {
+		return uc.once(ctx, a, req, cmd.IdempotencyKey)
+	}
+	job, events, uploadURL, err := uc.newJob(ctx, a.Account.ID, req)
 	if err != nil {
-		return domain.CreateResult{}, err
+		return domain.CreateResult{}, false, err
 	}
-	job.Filename = domain.CleanFilename(filename)
+	job.Filename = domain.CleanFilename(cmd.Filename)
 	if err := uc.jobs.CreateJob(ctx, job, events); err != nil {
-		return domain.CreateResult{}, fmt.Errorf("create job: %w", err)
+		return domain.CreateResult{}, false, fmt.Errorf("create job: %w", err)
 	}
-	return domain.CreateResult{DocID: job.ID, UploadURL: uploadURL}, nil
+	return domain.CreateResult{DocID: job.ID, UploadURL: uploadURL}, false, nil
 }
 
 // newJob makes the job req asks for, in memory, with its upload address.
 // The address is signed before the job is saved: a job is never saved
 // without the answer its creator gets.
-func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateRequest) (domain.Job, []domain.Event, string, error) {
-	_, waiting, err := uc.jobs.ListJobs(ctx, ports.JobQuery{Account: p.Account.ID, Status: domain.StatusUploading, Limit: 1})
+func (uc *CreateJob) newJob(ctx context.Context, account domain.AccountID, req domain.CreateRequest) (domain.Job, []domain.Event, string, error) {
+	_, waiting, err := uc.jobs.ListJobs(ctx, ports.JobQuery{Account: account, Status: domain.StatusUploading, Limit: 1})
 	if err != nil {
 		return domain.Job{}, nil, "", fmt.Errorf("create job: %w", err)
 	}
@@ -81,7 +102,7 @@ func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateR
 		if !domain.PlausibleID(req.ChecklistID) {
 			return domain.Job{}, nil, "", domain.ErrUnknownChecklist(req.ChecklistID)
 		}
-		c, err := uc.checklists.GetChecklist(ctx, p.Account.ID, req.ChecklistID)
+		c, err := uc.checklists.GetChecklist(ctx, account, req.ChecklistID)
 		if errors.Is(err, domain.ErrNotFound) || (err == nil && c.Archived) {
 			return domain.Job{}, nil, "", domain.ErrUnknownChecklist(req.ChecklistID)
 		}
@@ -93,37 +114,12 @@ func (uc *CreateJob) newJob(ctx context.Context, p Principal, req domain.CreateR
 		req.ChecklistVersion = c.Version
 	}
 	now := uc.clock.Now()
-	job, events := domain.NewJob(domain.DocID(NewID()), p.Account.ID, req, now, uc.uploadTTL)
+	job, events := domain.NewJob(domain.DocID(NewID()), account, req, now, uc.uploadTTL)
 	uploadURL, err := uc.signer.SignUpload(ctx, job.ID, job.UploadExpiresAt)
 	if err != nil {
 		return domain.Job{}, nil, "", fmt.Errorf("create job: %w", err)
 	}
 	return job, events, uploadURL, nil
-}
-
-// GetJob answers a poll: the caller's job as the spec's job object.
-type GetJob struct{ jobs ports.JobStore }
-
-// NewGetJob builds the use case.
-func NewGetJob(jobs ports.JobStore) *GetJob {
-	need("jobs", jobs)
-	return &GetJob{jobs: jobs}
-}
-
-// Handle returns the job, or domain.ErrNotFound for a docId that does not
-// exist or belongs to another account: the two are indistinguishable.
-func (uc *GetJob) Handle(ctx context.Context, p Principal, docID string) (domain.PollView, error) {
-	if err := RequireBusiness(p); err != nil {
-		return domain.PollView{}, err
-	}
-	if docID == "" {
-		return domain.PollView{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
-	}
-	j, err := ownedJob(ctx, uc.jobs, p.Account.ID, docID)
-	if err != nil {
-		return domain.PollView{}, err
-	}
-	return domain.NewPollView(j), nil
 }
 
 func notFound(docID string) error {

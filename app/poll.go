@@ -28,12 +28,19 @@ func NewPoll(limit *RateLimit, get *GetJob, combined ports.PollCounter) *Poll {
 
 // Handle counts the poll in scope against limit a minute and returns the
 // job's view: a *RateLimitError over the limit, else what GetJob answers.
+// The combined read below applies GetJob's rules itself (ownership; an
+// unread transcript is not in the view, domain.NewPollView), for the one
+// round trip; any request those rules might refuse goes through GetJob.
 func (uc *Poll) Handle(ctx context.Context, scope string, p Principal, docID string, limit int) (domain.PollView, error) {
-	if uc.combined == nil || RequireBusiness(p) != nil || !domain.PlausibleID(docID) {
+	if uc.combined == nil || KeyActor(p).mayRead() != nil || !domain.PlausibleID(docID) {
 		if err := uc.limit.Allow(ctx, scope, p.Key.ID, limit); err != nil {
 			return domain.PollView{}, err
 		}
-		return uc.get.Handle(ctx, p, docID)
+		rec, err := uc.get.Handle(ctx, KeyActor(p), GetCommand{DocID: domain.DocID(docID)})
+		if err != nil {
+			return domain.PollView{}, err
+		}
+		return domain.NewPollView(rec.Job), nil
 	}
 	rl := uc.limit
 	now := rl.clock.Now()

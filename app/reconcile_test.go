@@ -19,7 +19,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 600)
 	other := w.account(domain.PlanBusiness, 600)
-	list, resend := app.NewListTranscriptions(w.store), app.NewResendEvent(w.store, w.store, w.store, w.sender, w.clock, app.NewRateLimit(w.store, w.clock))
+	list, resend := app.NewListTranscriptions(w.store), app.NewResend(w.store, w.store, w.store, w.sender, w.clock, app.NewRateLimit(w.store, w.clock))
 	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
 	w.sender.res = ports.WebhookResult{Status: 503, Err: errors.New("receiver answered 503")}
 	done := w.newJob(p, `{"type":"single_voice"}`)
@@ -56,7 +56,16 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w.sender.res = ports.WebhookResult{Status: 200}
 	// p still carries the account as it was at authentication: Resend
 	// reads the receiver and secret in force now.
-	res, err := resend.Handle(w.ctx, p, []byte(`{"docId":"`+string(done.DocID)+`","event":"transcript_ready"}`))
+	// As the API's resendEvent calls it: the body parsed, then the use case.
+	api := func(p app.Principal, body []byte) (domain.ResendResult, error) {
+		r, err := domain.ParseResendRequest(body)
+		if err != nil {
+			return domain.ResendResult{}, err
+		}
+		d, err := resend.Handle(w.ctx, app.KeyActor(p), app.ResendCommand{DocID: r.DocID, Event: r.Event})
+		return domain.NewResendResult(d), err
+	}
+	res, err := api(p, []byte(`{"docId":"`+string(done.DocID)+`","event":"transcript_ready"}`))
 	if err != nil || !res.Delivered || res.WebhookID != first.EventID {
 		t.Fatalf("resend %+v %v (first webhook-id %q)", res, err, first.EventID)
 	}
@@ -71,7 +80,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 		`{"docId":"` + string(theirs.DocID) + `","event":"transcript_ready"}`:  domain.ErrNotFound,
 		`{"docId":"` + string(done.DocID) + `","event":"nope"}`:                domain.ErrValidation,
 	} {
-		if _, err := resend.Handle(w.ctx, p, []byte(body)); !errors.Is(err, want) {
+		if _, err := api(p, []byte(body)); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", body, err, want)
 		}
 	}

@@ -211,8 +211,14 @@ type Recording struct {
 	AgentChannel string
 }
 
-// GetRecording returns one of the account's recordings.
-type GetRecording struct {
+// GetJob reads one of the actor's jobs: the API's getTranscription (the
+// job alone) and the web application's recording page (GetCommand.Page:
+// with its analysis, review, deliveries and speakers). An API key needs a
+// Business plan; a person of the account may read in any role. A job of
+// another account is domain.ErrNotFound exactly like a missing one, and
+// nothing of a transcript is read before it is transcribed
+// (domain.Job.Shown).
+type GetJob struct {
 	jobs       ports.JobStore
 	analyses   ports.AnalysisStore
 	reviews    ports.ReviewStore
@@ -221,22 +227,35 @@ type GetRecording struct {
 	checklists ports.ChecklistStore
 }
 
-// NewGetRecording builds the use case.
-func NewGetRecording(jobs ports.JobStore, analyses ports.AnalysisStore, reviews ports.ReviewStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetRecording {
+// NewGetJob builds the use case.
+func NewGetJob(jobs ports.JobStore, analyses ports.AnalysisStore, reviews ports.ReviewStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, checklists ports.ChecklistStore) *GetJob {
 	need("jobs", jobs)
 	need("analyses", analyses)
 	need("reviews", reviews)
 	need("deliveries", deliveries)
 	need("accounts", accounts)
 	need("checklists", checklists)
-	return &GetRecording{jobs: jobs, analyses: analyses, reviews: reviews, deliveries: deliveries, accounts: accounts, checklists: checklists}
+	return &GetJob{jobs: jobs, analyses: analyses, reviews: reviews, deliveries: deliveries, accounts: accounts, checklists: checklists}
 }
 
-// Handle runs the use case (GetRecording).
-func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, doc domain.DocID) (Recording, error) {
-	j, err := shownJob(ctx, uc.jobs, account, doc)
-	if err != nil {
+// GetCommand names the job; Page asks for everything its page shows.
+type GetCommand struct {
+	DocID domain.DocID
+	Page  bool
+}
+
+// Handle runs the use case (GetJob).
+func (uc *GetJob) Handle(ctx context.Context, a Actor, cmd GetCommand) (Recording, error) {
+	if err := a.mayRead(); err != nil {
 		return Recording{}, err
+	}
+	if cmd.DocID == "" && a.ByKey() { // a person's empty docId is not found, below
+		return Recording{}, domain.Invalid("missing_doc_id", "the docId query parameter is required")
+	}
+	account, doc := a.Account.ID, cmd.DocID
+	j, err := shownJob(ctx, uc.jobs, account, doc)
+	if err != nil || !cmd.Page {
+		return Recording{Job: j}, err
 	}
 	r := Recording{Job: j}
 	if a, err := uc.accounts.GetAccount(ctx, account); err == nil {
@@ -266,7 +285,7 @@ func (uc *GetRecording) Handle(ctx context.Context, account domain.AccountID, do
 }
 
 // review adds the call's review to r.
-func (uc *GetRecording) review(ctx context.Context, r *Recording, a domain.Analysis, weights map[string]float64) error {
+func (uc *GetJob) review(ctx context.Context, r *Recording, a domain.Analysis, weights map[string]float64) error {
 	rv, err := uc.reviews.ReviewOf(ctx, a.DocID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil
@@ -348,105 +367,6 @@ func (uc *RecordingAudio) Handle(ctx context.Context, account domain.AccountID, 
 		return nil, 0, fmt.Errorf("recording audio: %w", err)
 	}
 	return r, j.AudioBytes, nil
-}
-
-// ResendDelivery delivers one of the job's recorded webhook deliveries again, now,
-// with the same event and webhook-id, to the receiver in force now and
-// with the account's current secret (the address and secret may have
-// changed since the first attempt). The attempt is recorded like any
-// other, with the address it went to. An account that polls now has no
-// receiver: a domain.ValidationError. Only an owner may resend (it sends
-// data out of the account): another role is domain.ErrForbidden.
-type ResendDelivery struct {
-	jobs       ports.JobStore
-	deliveries ports.DeliveryStore
-	accounts   ports.AccountStore
-	sender     ports.WebhookSender
-	clock      ports.Clock
-	limit      *RateLimit
-}
-
-// NewResendDelivery builds the use case; limit counts resends per account
-// (AllowResend), with the API's resendEvent.
-func NewResendDelivery(jobs ports.JobStore, deliveries ports.DeliveryStore, accounts ports.AccountStore, sender ports.WebhookSender, clock ports.Clock, limit *RateLimit) *ResendDelivery {
-	need("jobs", jobs)
-	need("deliveries", deliveries)
-	need("accounts", accounts)
-	need("sender", sender)
-	need("clock", clock)
-	need("limit", limit)
-	return &ResendDelivery{jobs: jobs, deliveries: deliveries, accounts: accounts, sender: sender, clock: clock, limit: limit}
-}
-
-// ResendsPerAccount is how many resends an account may make a minute, the
-// web application's Resend and the API's resendEvent together: the API's
-// limit per operation (domain.PollRateLimit), now one count per account so
-// neither door nor a second key adds to it. Each resend is one POST of up
-// to the event's size to the account's own receiver.
-const ResendsPerAccount = domain.PollRateLimit
-
-const scopeResendAccount = "resend-account"
-
-// allowResend counts one resend of account; past ResendsPerAccount this
-// minute it is a *RateLimitError saying so.
-func allowResend(ctx context.Context, limit *RateLimit, account domain.AccountID) error {
-	err := limit.Allow(ctx, scopeResendAccount, string(account), ResendsPerAccount)
-	if rl, ok := errors.AsType[*RateLimitError](err); ok {
-		rl.Rule = fmt.Sprintf("at most %d resends a minute per account, the web application's Resend and the API's resendEvent together", ResendsPerAccount)
-	}
-	return err
-}
-
-// Handle runs the use case (ResendDelivery).
-func (uc *ResendDelivery) Handle(ctx context.Context, account domain.AccountID, role domain.Role, doc domain.DocID, deliveryID string) (domain.Delivery, error) {
-	if err := mayManage(role, "resend"); err != nil {
-		return domain.Delivery{}, err
-	}
-	if _, err := shownJob(ctx, uc.jobs, account, doc); err != nil {
-		return domain.Delivery{}, err
-	}
-	if err := allowResend(ctx, uc.limit, account); err != nil {
-		return domain.Delivery{}, err
-	}
-	ds, err := uc.deliveries.Deliveries(ctx, doc)
-	if err != nil {
-		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
-	}
-	var orig *domain.Delivery
-	for i := range ds {
-		if ds[i].ID == deliveryID && ds[i].AccountID == account {
-			orig = &ds[i]
-		}
-	}
-	if orig == nil {
-		return domain.Delivery{}, fmt.Errorf("no such delivery: %w", domain.ErrNotFound)
-	}
-	acct, err := uc.accounts.GetAccount(ctx, account)
-	if err != nil {
-		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
-	}
-	to := acct.ReceiverFor(orig.EventType)
-	if to == "" {
-		return domain.Delivery{}, domain.Invalid("no_receiver", "the account has no receiver for %s now: set a webhook address in Settings", orig.EventType)
-	}
-	return resendDelivery(ctx, uc.deliveries, uc.sender, uc.clock, *orig, to, acct.WebhookSecret)
-}
-
-// resendDelivery makes one new attempt of orig's event, with its
-// webhook-id, to the receiver to with the secret in force now, and records
-// it like any other attempt (the web application's Resend and the API's
-// resendEvent).
-func resendDelivery(ctx context.Context, deliveries ports.DeliveryStore, sender ports.WebhookSender, clock ports.Clock, orig domain.Delivery, to, secret string) (domain.Delivery, error) {
-	now := clock.Now()
-	d := orig.Resend(NewID(), to, secret, now)
-	if _, err := deliveries.BeginDelivery(ctx, d); err != nil {
-		return domain.Delivery{}, fmt.Errorf("resend: %w", err)
-	}
-	d = send(ctx, sender, d, secret, now)
-	if err := deliveries.FinishDelivery(context.WithoutCancel(ctx), d); err != nil {
-		return d, fmt.Errorf("resend: record: %w", err)
-	}
-	return d, nil
 }
 
 // PreviewChecklist runs a checklist definition (not saved) against one of the

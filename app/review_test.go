@@ -49,9 +49,9 @@ func TestReviewChangesTheScoreRecordsTheReviewerAndSendsOneEvent(t *testing.T) {
 	w, p, doc := reviewedWorld(t)
 	s := w.store
 	review := app.NewReviewCall(s, s, s, s, w.clock)
-	get := app.NewGetRecording(s, s, s, s, s, s)
+	get := app.NewGetJob(s, s, s, s, s, s)
 	owner := domain.User{ID: "u-ani", AccountID: p.Account.ID, Email: "ani@example.com", Role: domain.RoleOwner}
-	before, err := get.Handle(w.ctx, p.Account.ID, doc)
+	before, err := get.Handle(w.ctx, app.Actor{Account: p.Account}, app.GetCommand{DocID: doc, Page: true})
 	if err != nil || math.Abs(before.Score.Value-2.0/3) > 1e-9 || before.Review != nil {
 		t.Fatalf("premise: machine score 2/3 and no review: %+v, %v", before.Score, err)
 	}
@@ -62,7 +62,7 @@ func TestReviewChangesTheScoreRecordsTheReviewerAndSendsOneEvent(t *testing.T) {
 	}
 	w.drain()
 
-	rec, err := get.Handle(w.ctx, p.Account.ID, doc)
+	rec, err := get.Handle(w.ctx, app.Actor{Account: p.Account}, app.GetCommand{DocID: doc, Page: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestReanalysisMakesTheReviewStale(t *testing.T) {
 	w, p, doc := reviewedWorld(t)
 	s := w.store
 	review := app.NewReviewCall(s, s, s, s, w.clock)
-	get := app.NewGetRecording(s, s, s, s, s, s)
+	get := app.NewGetJob(s, s, s, s, s, s)
 	owner := domain.User{ID: "u-ani", AccountID: p.Account.ID, Email: "ani@example.com", Role: domain.RoleOwner}
 	in := domain.ReviewInput{Choices: map[string]domain.ReviewChoice{"bye": {Answer: domain.AnswerYes, Reason: "said it"}}}
 	if _, _, err := review.Handle(w.ctx, p.Account.ID, owner, doc, in); err != nil {
@@ -157,7 +157,7 @@ func TestReanalysisMakesTheReviewStale(t *testing.T) {
 	if err := s.ReplaceAnalysis(w.ctx, again, nil); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := get.Handle(w.ctx, p.Account.ID, doc)
+	rec, err := get.Handle(w.ctx, app.Actor{Account: p.Account}, app.GetCommand{DocID: doc, Page: true})
 	if err != nil {
 		t.Fatal(err)
 	}

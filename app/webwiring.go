@@ -38,6 +38,7 @@ func NewWebApplication(p WebPorts) Application {
 	st, clock, hasher := p.Store, p.Clock, p.Hasher
 	// The web application's limits count in the store.
 	limit := NewRateLimit(st, clock)
+	export, get := NewExportJob(st), NewGetJob(st, st, st, st, st, st)
 	return Application{
 		Commands: Commands{
 			CreateJob: NewCreateJob(st, st, p.Signer, clock, p.UploadTTL),
@@ -67,10 +68,10 @@ func NewWebApplication(p WebPorts) Application {
 			UpdateChecklist:       NewUpdateChecklist(st, clock),
 			ArchiveChecklist:      NewArchiveChecklist(st),
 
-			ResendDelivery: NewResendDelivery(st, st, st, p.Sender, clock, limit),
-			NameSpeakers:   NewNameSpeakers(st, limit),
-			SendTestEvent:  NewSendTestEvent(st, p.Sender, clock),
-			ReviewCall:     NewReviewCall(st, st, st, st, clock),
+			Resend:        NewResend(st, st, st, p.Sender, clock, limit),
+			NameSpeakers:  NewNameSpeakers(st, limit),
+			SendTestEvent: NewSendTestEvent(st, p.Sender, clock),
+			ReviewCall:    NewReviewCall(st, st, st, st, clock),
 		},
 		Queries: Queries{
 			ResolveSession:   NewResolveSession(st, st, st, clock),
@@ -84,10 +85,10 @@ func NewWebApplication(p WebPorts) Application {
 			Usage:          NewUsage(st, clock),
 
 			ListRecordings:    NewListRecordings(st, st, st),
-			GetRecording:      NewGetRecording(st, st, st, st, st, st),
+			GetJob:            get,
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),
-			ExportRecording:   NewExportRecording(st),
+			ExportJob:         export,
 			LiveAnalyses:      NewLiveAnalyses(st, st),
 			PreviewChecklist:  NewPreviewChecklist(st, st, p.Analyzer, clock),
 			ReportChecklist:   NewReportChecklist(st, st, p.Analytics),

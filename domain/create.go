@@ -49,21 +49,15 @@ func ParseCreateRequest(body []byte) (CreateRequest, error) {
 		return CreateRequest{}, Invalid("invalid_type", `"type" must be a string: "single_voice" or "phone_call"`)
 	}
 	req.Type = JobType(typ)
-	if !req.Type.Valid() {
-		return CreateRequest{}, Invalid("invalid_type", `"type" must be "single_voice" or "phone_call", not %q`, truncate(typ, 40))
+	if err := req.checkType(); err != nil {
+		return CreateRequest{}, err
 	}
 	if raw, ok := fields["metadata"]; ok && !isNull(raw) {
-		if raw[0] != '{' {
-			return CreateRequest{}, Invalid("invalid_metadata", `"metadata" must be a JSON object`)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, raw); err != nil {
-			return CreateRequest{}, Invalid("invalid_metadata", `"metadata" is not valid JSON: %v`, err)
-		}
-		if err := checkMetadata(compact.Bytes()); err != nil {
+		m, err := cleanMetadata(raw)
+		if err != nil {
 			return CreateRequest{}, err
 		}
-		req.Metadata = compact.Bytes()
+		req.Metadata = m
 	}
 	if raw, ok := fields["checklistId"]; ok && !isNull(raw) {
 		if err := json.Unmarshal(raw, &req.ChecklistID); err != nil {
@@ -74,6 +68,50 @@ func ParseCreateRequest(body []byte) (CreateRequest, error) {
 		}
 	}
 	return req, nil
+}
+
+// Check validates a request built without JSON (the web application's
+// upload form) by the rules ParseCreateRequest applies, with the same
+// errors, and returns it with its metadata compacted. A parsed request
+// passes unchanged.
+func (r CreateRequest) Check() (CreateRequest, error) {
+	if err := r.checkType(); err != nil {
+		return CreateRequest{}, err
+	}
+	if len(r.Metadata) > 0 {
+		if err := CheckUTF8(r.Metadata); err != nil {
+			return CreateRequest{}, err
+		}
+		m, err := cleanMetadata(r.Metadata)
+		if err != nil {
+			return CreateRequest{}, err
+		}
+		r.Metadata = m
+	}
+	return r, nil
+}
+
+func (r CreateRequest) checkType() error {
+	if !r.Type.Valid() {
+		return Invalid("invalid_type", `"type" must be "single_voice" or "phone_call", not %q`, truncate(string(r.Type), 40))
+	}
+	return nil
+}
+
+// cleanMetadata is raw compacted, when it is a JSON object within the
+// metadata bounds (checkMetadata).
+func cleanMetadata(raw json.RawMessage) (json.RawMessage, error) {
+	if raw[0] != '{' {
+		return nil, Invalid("invalid_metadata", `"metadata" must be a JSON object`)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, Invalid("invalid_metadata", `"metadata" is not valid JSON: %v`, err)
+	}
+	if err := checkMetadata(compact.Bytes()); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
 }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }

@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/hyscribe/hyscribe/app"
+	"github.com/hyscribe/hyscribe/domain"
 )
 
 // exportTranscription is GET /api/exportTranscription (docs/decisions.md, Integrators' kit): the
@@ -20,7 +23,7 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 		return tooManyHeavy(c, s.cfg.HeavyPerKey)
 	}
 	defer s.heavy.release(string(p.Key.ID))
-	ex, err := s.queries.ExportJob.Handle(ctx, p, c.Query("docId"), c.Query("format"))
+	ex, err := s.queries.ExportJob.Handle(ctx, app.KeyActor(p), app.ExportCommand{DocID: domain.DocID(c.Query("docId")), Format: c.Query("format")})
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,8 @@ func (s *server) createTranscription(c *fiber.Ctx) error {
 		return err
 	}
 	// Refuse other plans before reading what may be a large body.
-	if err := app.RequireBusiness(p); err != nil {
+	a := app.KeyActor(p)
+	if err := s.commands.CreateJob.Allowed(a); err != nil {
 		return err
 	}
 	// Content-Type is not checked: the body is parsed as JSON whatever it
@@ -151,7 +152,11 @@ func (s *server) createTranscription(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, replayed, err := s.commands.CreateJob.HandleOnce(ctx, p, body, key)
+	req, err := domain.ParseCreateRequest(body)
+	if err != nil {
+		return err
+	}
+	res, replayed, err := s.commands.CreateJob.Handle(ctx, a, app.CreateCommand{Request: req, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}

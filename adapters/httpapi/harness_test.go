@@ -78,6 +78,8 @@ type store interface {
 	ports.JobLister
 	ports.JobPager
 	ports.DeliveryStore
+	ports.AnalysisStore
+	ports.ReviewStore
 }
 
 type options struct {
@@ -155,11 +157,11 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 				CreateJob:     app.NewCreateJob(st, st, signer, e.clock, 0),
 				ReceiveUpload: app.NewReceiveUpload(st, blobs, signer, e.clock, o.maxUpload),
 				DeleteJob:     app.NewDeleteJob(st, blobs, e.clock, nil),
-				ResendEvent:   app.NewResendEvent(st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock, app.NewRateLimit(st, e.clock)),
+				Resend:        app.NewResend(st, st, st, webhook.NewSender(webhook.Config{AllowPrivate: true}), e.clock, app.NewRateLimit(st, e.clock)),
 			},
 			Queries: app.Queries{
 				Authenticate: app.NewAuthenticate(st, e.clock),
-				GetJob:       app.NewGetJob(st),
+				GetJob:       app.NewGetJob(st, st, st, st, st, st),
 				ExportJob:    app.NewExportJob(st),
 
 				ListTranscriptions: app.NewListTranscriptions(st),

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/domain"
 )
 
@@ -47,15 +48,23 @@ func (s *server) resendEvent(c *fiber.Ctx) error {
 	if err := s.commands.RateLimit.Allow(ctx, scopeResend, p.Key.ID, s.cfg.ResendLimit); err != nil {
 		return err
 	}
+	a := app.KeyActor(p)
+	if err := s.commands.Resend.Allowed(a); err != nil {
+		return err
+	}
 	body, err := readBody(c, maxResendBody)
 	if err != nil {
 		return err
 	}
-	res, err := s.commands.ResendEvent.Handle(ctx, p, body)
+	r, err := domain.ParseResendRequest(body)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(res)
+	d, err := s.commands.Resend.Handle(ctx, a, app.ResendCommand{DocID: r.DocID, Event: r.Event})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusOK).JSON(domain.NewResendResult(d))
 }
 
 // maxResendBody bounds {"docId": "…", "event": "…"}.

@@ -117,7 +117,7 @@ const DefaultRequestTimeout = 10 * time.Second
 // Deps are the use cases and services the adapter calls.
 type Deps struct {
 	// App holds the use cases. Required: Commands.RateLimit, CreateJob,
-	// ReceiveUpload, DeleteJob and ResendEvent, Queries.Authenticate, GetJob,
+	// ReceiveUpload, DeleteJob and Resend, Queries.Authenticate, GetJob,
 	// ExportJob and ListTranscriptions; Queries.Poll answers getTranscription when set, else
 	// RateLimit and GetJob do, one after the other.
 	App app.Application
@@ -226,7 +226,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Authenticate": q.Authenticate == nil, "RateLimit": cmd.RateLimit == nil, "CreateJob": cmd.CreateJob == nil,
 		"GetJob": q.GetJob == nil, "ReceiveUpload": cmd.ReceiveUpload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
-		"ResendEvent": cmd.ResendEvent == nil, "ListTranscriptions": q.ListTranscriptions == nil,
+		"Resend": cmd.Resend == nil, "ListTranscriptions": q.ListTranscriptions == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps.App's " + name + " is required")

@@ -105,7 +105,7 @@ func TestPollLimitAcrossReplicas(t *testing.T) {
 	}
 	polls := make([]*app.Poll, len(stores))
 	for i, s := range stores {
-		polls[i] = app.NewPoll(app.NewRateLimit(s, clock), app.NewGetJob(s), s)
+		polls[i] = app.NewPoll(app.NewRateLimit(s, clock), app.NewGetJob(s, s, s, s, s, s), s)
 	}
 	p, err := app.NewAuthenticate(stores[0], clock).Handle(t.Context(), "Bearer "+raw)
 	if err != nil {

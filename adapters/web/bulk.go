@@ -179,7 +179,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 	var table []scoredRecording
 	used := map[string]int{}
 	for _, d := range docs {
-		rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, d)
+		rec, err := w.queries.GetJob.Handle(c.UserContext(), app.PersonActor(v), app.GetCommand{DocID: d, Page: true})
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}
@@ -189,7 +189,7 @@ func (w *Web) exportZip(c *fiber.Ctx, v *app.Visitor, docs []domain.DocID, forma
 		j := rec.Job
 		file := ""
 		if j.Status == domain.StatusTranscribed {
-			ex, err := w.queries.ExportRecording.Handle(c.UserContext(), v.Account.ID, d, string(format))
+			ex, err := w.queries.ExportJob.Handle(c.UserContext(), app.PersonActor(v), app.ExportCommand{DocID: d, Format: string(format)})
 			if err != nil {
 				return nil, fmt.Errorf("export %s: %w", d, err)
 			}

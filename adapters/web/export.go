@@ -11,13 +11,13 @@ import (
 )
 
 // exportRecording downloads the transcript as srt, vtt, txt or json: the
-// same files as the API's exportTranscription.
+// same files as the API's exportTranscription, by the same use case.
 func (w *Web) exportRecording(c *fiber.Ctx) error {
 	v, ok, err := w.signedIn(c)
 	if !ok {
 		return err
 	}
-	ex, err := w.queries.ExportRecording.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), c.Params("format"))
+	ex, err := w.queries.ExportJob.Handle(c.UserContext(), app.PersonActor(v), app.ExportCommand{DocID: domain.DocID(c.Params("docId")), Format: c.Params("format")})
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrNotFound), errors.As(err, &ve):

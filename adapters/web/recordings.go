@@ -376,7 +376,7 @@ func (w *Web) recording(c *fiber.Ctx) error {
 // renderRecording shows a recording's page, with failed (a refused resend)
 // as its error.
 func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
-	rec, err := w.queries.GetRecording.Handle(c.UserContext(), v.Account.ID, doc)
+	rec, err := w.queries.GetJob.Handle(c.UserContext(), app.PersonActor(v), app.GetCommand{DocID: doc, Page: true})
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}
@@ -522,15 +522,18 @@ func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *limitedCloser) Close() error               { return l.c.Close() }
 
 func (w *Web) resend(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
+	v, ok, err := w.signedIn(c)
 	if !ok {
 		return err
+	}
+	if w.commands.Resend.Allowed(app.PersonActor(v)) != nil { // the use case's role rule, asked before the form is read
+		return w.forbidden(c, v)
 	}
 	if _, ok, err := w.postForm(c, v); !ok {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
-	d, err := w.commands.ResendDelivery.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, c.Params("id"))
+	d, err := w.commands.Resend.Handle(c.UserContext(), app.PersonActor(v), app.ResendCommand{DocID: doc, DeliveryID: c.Params("id")})
 	if errors.Is(err, domain.ErrNotFound) {
 		return w.notFound(c)
 	}

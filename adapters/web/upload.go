@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,8 @@ import (
 // createRecording is the "New recording" form's request for one file,
 // sent by static/upload.js: POST /app/recordings/new with the job's type,
 // checklist and metadata, the file's size and its first bytes. It creates
-// the job through the API's own use case (same plan and validation rules)
+// the job through the API's own use case (same plan, role and validation
+// rules, app.CreateJob) with a typed command
 // and answers {"docId","uploadUrl"}; the browser then PUTs the file to
 // uploadUrl, as an API client does. A file the process stage would refuse
 // is refused here, before the job exists, with the stage's reason. Errors
@@ -31,7 +33,8 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	if v == nil {
 		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
 	}
-	if v.User.Role != domain.RoleOwner {
+	actor := app.PersonActor(v)
+	if w.commands.CreateJob.Allowed(actor) != nil { // the use case's role rule, asked before the form is read
 		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
 	}
 	f, err := w.form(c)
@@ -64,7 +67,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		}
 		return w.jsonError(c, fiber.StatusUnprocessableEntity, domain.JobFailure(err.Error()).Code, msg, nil)
 	}
-	body, err := createBody(f.Get("type"), f.Get("checklistId"), f.Get("metadata"))
+	req, err := createRequest(f.Get("type"), f.Get("checklistId"), f.Get("metadata"))
 	var bad *badMetadataLine
 	if errors.As(err, &bad) {
 		return w.jsonError(c, fiber.StatusBadRequest, "invalid_metadata", tf(lang, "up.err.metadata.line", bad.n, clipRunes(bad.text, 60)), nil)
@@ -80,7 +83,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 		}
 		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
 	}
-	res, err := w.commands.CreateJob.HandleFile(c.UserContext(), app.Principal{Account: v.Account}, body, f.Get("filename"))
+	res, _, err := w.commands.CreateJob.Handle(c.UserContext(), actor, app.CreateCommand{Request: req, Filename: f.Get("filename")})
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrConflict): // too many jobs waiting for their upload
@@ -96,16 +99,17 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	return c.JSON(res)
 }
 
-// createBody is the API's createTranscription body of the form's fields.
-// Metadata is either a JSON object or "key = value" lines (values kept as
-// strings), the way people write it.
-func createBody(typ, checklist, metadata string) ([]byte, error) {
-	req := map[string]any{"type": typ}
-	if checklist != "" {
-		req["checklistId"] = checklist
-	}
+// createRequest is the job the form's fields ask for, which the use case
+// checks as it checks the API's. Metadata is either a JSON object or
+// "key = value" lines (values kept as strings), the way people write it;
+// either reaches the use case as the API's body would carry it: a JSON
+// object as written (the use case compacts it), lines as an object of
+// their keys, sorted, with no escapes the person did not write.
+func createRequest(typ, checklist, metadata string) (domain.CreateRequest, error) {
+	req := domain.CreateRequest{Type: domain.JobType(typ), ChecklistID: checklist}
+	var meta any
 	if m := strings.TrimSpace(metadata); strings.HasPrefix(m, "{") {
-		req["metadata"] = json.RawMessage(m)
+		meta = json.RawMessage(m)
 	} else if m != "" {
 		obj := map[string]string{}
 		for i, line := range strings.Split(m, "\n") {
@@ -117,17 +121,25 @@ func createBody(typ, checklist, metadata string) ([]byte, error) {
 				k, val, ok = strings.Cut(line, ":")
 			}
 			if !ok || strings.TrimSpace(k) == "" {
-				return nil, &badMetadataLine{n: i + 1, text: strings.TrimSpace(line)}
+				return domain.CreateRequest{}, &badMetadataLine{n: i + 1, text: strings.TrimSpace(line)}
 			}
 			obj[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
-		req["metadata"] = obj
+		meta = obj
 	}
-	b, err := json.Marshal(req)
-	if err != nil { // metadata that starts with { but is not JSON
-		return nil, err
+	if raw, ok := meta.(json.RawMessage); ok && !json.Valid(raw) { // starts with { but is not JSON
+		return domain.CreateRequest{}, errors.New("metadata is not JSON")
 	}
-	return b, nil
+	if meta != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(meta); err != nil {
+			return domain.CreateRequest{}, err
+		}
+		req.Metadata = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	}
+	return req, nil
 }
 
 // jsonError answers a script's request; cause (if any) goes to the log.

@@ -136,15 +136,15 @@ func New(cfg Config, deps Deps) *Web {
 		"GenerateWebhookSecret": cmd.GenerateWebhookSecret == nil, "CreateAPIKey": cmd.CreateAPIKey == nil,
 		"RevokeAPIKey": cmd.RevokeAPIKey == nil, "CreateChecklist": cmd.CreateChecklist == nil,
 		"UpdateChecklist": cmd.UpdateChecklist == nil, "ArchiveChecklist": cmd.ArchiveChecklist == nil,
-		"CreateJob": cmd.CreateJob == nil, "ResendDelivery": cmd.ResendDelivery == nil,
+		"CreateJob": cmd.CreateJob == nil, "Resend": cmd.Resend == nil,
 		"NameSpeakers": cmd.NameSpeakers == nil, "SendTestEvent": cmd.SendTestEvent == nil,
 		"ResolveSession": q.ResolveSession == nil, "GetInvitation": q.GetInvitation == nil,
 		"GetPasswordReset": q.GetPasswordReset == nil, "ListMembers": q.ListMembers == nil,
 		"ListAPIKeys": q.ListAPIKeys == nil, "ListChecklists": q.ListChecklists == nil,
 		"ShowChecklist": q.ShowChecklist == nil, "Usage": q.Usage == nil,
-		"ListRecordings": q.ListRecordings == nil, "GetRecording": q.GetRecording == nil,
+		"ListRecordings": q.ListRecordings == nil, "GetJob": q.GetJob == nil,
 		"RecordingStatuses": q.RecordingStatuses == nil, "RecordingAudio": q.RecordingAudio == nil,
-		"ExportRecording": q.ExportRecording == nil, "LiveAnalyses": q.LiveAnalyses == nil,
+		"ExportJob": q.ExportJob == nil, "LiveAnalyses": q.LiveAnalyses == nil,
 		"PreviewChecklist": q.PreviewChecklist == nil, "ReportChecklist": q.ReportChecklist == nil,
 	} {
 		if missing {

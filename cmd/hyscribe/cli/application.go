@@ -54,15 +54,12 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 
 	c.RateLimit = api.limit
 	c.ReceiveUpload = app.NewReceiveUpload(st, blobs, signer, clock, cfg.MaxUploadBytes)
-	// Counted in the store, where the web application's Resend counts too.
-	c.ResendEvent = app.NewResendEvent(st, st, st, s.webhooks, clock, app.NewRateLimit(st, clock))
 	c.SetRetention = app.NewSetRetention(st)
 	c.Reanalyze = reanalyze
 
 	q.Authenticate = api.auth
 	q.GetJob = api.get
 	q.Poll = api.poll
-	q.ExportJob = app.NewExportJob(st)
 	q.ListTranscriptions = app.NewListTranscriptions(st)
 	q.RetentionDays = app.NewRetentionDays(st)
 	return uc

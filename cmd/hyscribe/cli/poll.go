@@ -18,7 +18,7 @@ func (s *Service) pollPath(workCtx context.Context, clock ports.Clock) (*app.Aut
 	auth := app.NewAuthenticate(s.store, clock, app.WithKeyTouches(s.store))
 	auth.KeyTTL = s.cfg.KeyCacheTTL
 	s.goBackground(func() { _ = auth.Run(workCtx) })
-	get := app.NewGetJob(s.store)
+	get := app.NewGetJob(s.store, s.store, s.store, s.store, s.store, s.store)
 	if s.cfg.DatabaseURL == "" {
 		limit := app.NewRateLimit(memcount.New(), clock)
 		return auth, limit, get, app.NewPoll(limit, get, nil)
