@@ -107,8 +107,12 @@ func TestScoringInABrowser(t *testing.T) {
 	var rows int
 	run(t, b, "the needs-names filter",
 		chromedp.Click("#needs", chromedp.ByID),
+		// The filtered page itself, not the form just ticked: the old page
+		// is marked, and a navigation still under way would be aborted by
+		// the next one.
+		chromedp.Evaluate(`document.body.setAttribute("data-before-apply", ""); true`, nil),
 		chromedp.Click("#apply", chromedp.ByID),
-		chromedp.WaitVisible(`#needs:checked`, chromedp.ByQuery),
+		chromedp.WaitReady(`body:not([data-before-apply]) #needs:checked`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll("#history tbody tr").length`, &rows),
 	)
 	if rows != 1 {
