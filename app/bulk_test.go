@@ -37,7 +37,7 @@ func TestBulkSelectionIsTheWholeFilterBounded(t *testing.T) {
 	add("acc", 230, "ext115") // more than two of Matching's pages
 	add("acc", app.MaxBulkSelection, "ext204")
 	add("other", 5, "ext115")
-	uc := app.NewListRecordings(st, st, st)
+	uc := app.NewListRecordings(st, st, st, st)
 
 	got, err := uc.Matching(ctx, "acc", ports.JobQuery{Agent: "ext115"})
 	if err != nil || len(got) != 230 {

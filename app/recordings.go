@@ -21,7 +21,11 @@ import (
 type HistoryPage struct {
 	Jobs     []ports.ListedJob
 	Analyses map[domain.DocID]domain.Analysis
-	Scores   map[domain.DocID]domain.Score // each analysis's total (domain.ScoreOf)
+	// Scores are each analysis's total (domain.ScoreOf): the reviewed
+	// score (on a.Reviewed) where the call's review is current, Reviewed
+	// then true, else the machine's.
+	Scores   map[domain.DocID]domain.Score
+	Reviewed map[domain.DocID]bool
 	// Total is how many calls the filter keeps, on every page.
 	Total int
 	// Next and Prev are the cursors of the pages after and before this
@@ -41,14 +45,16 @@ type ListRecordings struct {
 	lister     ports.JobLister
 	checklists ports.ChecklistStore
 	accounts   ports.AccountStore
+	reviews    ports.ReviewStore
 }
 
 // NewListRecordings builds the use case.
-func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore, accounts ports.AccountStore) *ListRecordings {
+func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore, accounts ports.AccountStore, reviews ports.ReviewStore) *ListRecordings {
 	need("lister", lister)
 	need("checklists", checklists)
 	need("accounts", accounts)
-	return &ListRecordings{lister: lister, checklists: checklists, accounts: accounts}
+	need("reviews", reviews)
+	return &ListRecordings{lister: lister, checklists: checklists, accounts: accounts, reviews: reviews}
 }
 
 // Handle runs the use case (ListRecordings): one page of q in q.Sort's
@@ -112,10 +118,24 @@ func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, 
 	}
 	book := newWeightBook(uc.checklists, account)
 	scores := make(map[domain.DocID]domain.Score, len(an))
+	reviewed := map[domain.DocID]bool{}
 	for doc, a := range an {
+		// A current review's score is the call's, as the store sorts and
+		// filters by it (ports.ReviewStore). One point read per analysed
+		// row: a page is at most MaxHistoryPage rows (HistoryPageSize
+		// unless the request names fewer or more).
+		if a.Status == domain.AnalysisOK {
+			rv, err := uc.reviews.ReviewOf(ctx, doc)
+			if err != nil && !errors.Is(err, domain.ErrNotFound) {
+				return HistoryPage{}, fmt.Errorf("history review of %s: %w", doc, err)
+			}
+			if err == nil && rv.Current(a) {
+				a, reviewed[doc] = a.Reviewed(rv), true
+			}
+		}
 		scores[doc] = book.score(ctx, a)
 	}
-	page.Analyses, page.Scores = an, scores
+	page.Analyses, page.Scores, page.Reviewed = an, scores, reviewed
 	return page, nil
 }
 

@@ -74,6 +74,10 @@ func (uc *ReviewCall) Handle(ctx context.Context, account domain.AccountID, user
 		if !ch {
 			return nil, nil, nil
 		}
+		// The history sorts and filters by the reviewed score while the
+		// review is current: the one rule of the score, on the reviewed answers.
+		r.ListScore = a.Reviewed(r).WithListScore(weights).ListScore
+		out = r
 		return &r, []domain.Event{domain.NewAnalysisReviewedEvent(a, r, weights, j.Metadata)}, nil
 	})
 	if err != nil {

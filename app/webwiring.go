@@ -84,7 +84,7 @@ func NewWebApplication(p WebPorts) Application {
 			ShowChecklist:  NewShowChecklist(st),
 			Usage:          NewUsage(st, clock),
 
-			ListRecordings:    NewListRecordings(st, st, st),
+			ListRecordings:    NewListRecordings(st, st, st, st),
 			GetJob:            get,
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),

@@ -48,6 +48,13 @@ type Review struct {
 	ReviewedAt time.Time
 	Revision   int
 	Stale      bool
+	// ListScore is the reviewed call's score as the history sorts and
+	// filters by it (Analysis.ListScore of a.Reviewed(r), set by the use
+	// case that makes the review): while the review is current the store
+	// writes it where the analysis's list score is, in the review's
+	// transaction. It is not part of the stored review: a review read
+	// back has none; nil is also "not scored".
+	ListScore *float64
 }
 
 // ReviewChoice is what an analyst chose for one question: an answer

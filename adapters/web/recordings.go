@@ -91,6 +91,8 @@ type historyRow struct {
 	Duration *float64
 	Analysis *domain.Analysis
 	Score    domain.Score
+	// Reviewed: Score is the reviewed score of a current review.
+	Reviewed bool
 	// With a search: the title with the match marked, and a piece of the
 	// transcript or metadata around the match.
 	TitleMatch, Snippet *domain.Snippet
@@ -234,7 +236,7 @@ func (w *Web) history(c *fiber.Ctx) error {
 		}
 		if a, ok := page.Analyses[j.ID]; ok {
 			row.Analysis = &a
-			row.Score = page.Scores[j.ID]
+			row.Score, row.Reviewed = page.Scores[j.ID], page.Reviewed[j.ID]
 		}
 		d.Rows = append(d.Rows, row)
 	}

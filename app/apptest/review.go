@@ -35,7 +35,20 @@ func (s *Store) ReviewAnalysis(_ context.Context, doc domain.DocID, fn func(doma
 	}
 	kept := copyReview(*r)
 	kept.DocID, kept.AccountID = doc, a.AccountID
+	kept.ListScore = nil // not part of the stored review (sqlstore's reviewBody)
 	s.reviews[doc] = kept
+	if r.Current(a) {
+		// A current review's score is the call's in the history, as the
+		// SQL stores write list_score (sqlstore.ModifyReview); a
+		// re-analysis (ReplaceAnalysis) brings the machine's back.
+		a = copyAnalysis(a)
+		a.ListScore = nil
+		if r.ListScore != nil {
+			v := *r.ListScore
+			a.ListScore = &v
+		}
+		s.analyses[doc] = a
+	}
 	s.appendOutbox(events)
 	return nil
 }

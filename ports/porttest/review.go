@@ -82,6 +82,55 @@ var reviewTests = []subtest{
 			t.Fatalf("after reviewing again: %s; want revision 2, current", dump(got))
 		}
 	}},
+	{"ReviewedScoreLists", func(t *testing.T, s Stores) {
+		// While a review is current, the history sorts and filters by the
+		// reviewed score (the review's ListScore); a re-analysis brings
+		// the machine's back (issue 36).
+		re, ok := s.(ports.AnalysisReplacer)
+		if !ok {
+			t.Fatal("the store cannot replace analyses (ports.AnalysisReplacer)")
+		}
+		acct := webAccount(t, s, "acc")
+		for i, c := range []struct {
+			id string
+			sc float64
+		}{{"c1", 0.9}, {"c2", 0.6}, {"c3", 0.3}} {
+			triageJob(t, s, c.id, acct.ID, t0.Add(time.Duration(i+1)*time.Minute), 60, `{}`, score(c.sc))
+		}
+		under := ports.JobQuery{Account: acct.ID, ScoreUnder: score(0.5)}
+		from := ports.JobQuery{Account: acct.ID, ScoreFrom: score(0.5)}
+		high := ports.JobQuery{Account: acct.ID, Sort: domain.SortScoreHigh}
+		wantList(t, s, under, 1, "c3")
+		wantList(t, s, high, 3, "c1", "c2", "c3")
+
+		a := must(s.AnalysisByDoc(ctxOf(t), "c1"))
+		in := domain.ReviewInput{Choices: map[string]domain.ReviewChoice{"greet": {Answer: domain.AnswerNo, Reason: "no greeting"}}}
+		var made domain.Review
+		noErr(t, s.ReviewAnalysis(ctxOf(t), a.DocID, reviewWith(t, a, in, reviewerAt(t0.Add(time.Hour)), &made)))
+		if made.ListScore == nil || *made.ListScore != 0 {
+			t.Fatalf("the reviewed list score is %v; want 0 (greet overridden to no, name unclear)", made.ListScore)
+		}
+		wantList(t, s, under, 2, "c3", "c1")
+		wantList(t, s, from, 1, "c2")
+		wantList(t, s, high, 3, "c2", "c3", "c1")
+		if jobs, _, err := s.ListJobs(ctxOf(t), high); err != nil || len(jobs) != 3 || jobs[2].Score != 0 {
+			t.Fatalf("ListJobs by score: %s, %v; want the reviewed call last with score 0", dump(jobs), err)
+		}
+		if got := must(s.AnalysisByDoc(ctxOf(t), "c1")).ListScore; got == nil || *got != 0 {
+			t.Fatalf("the reviewed analysis's list score is %v; want 0", got)
+		}
+
+		// Analysed again: the review goes stale, the machine's score is the call's.
+		again := a
+		again.CreatedAt = t0.Add(2 * time.Hour)
+		noErr(t, re.ReplaceAnalysis(ctxOf(t), again, nil))
+		if must(s.ReviewOf(ctxOf(t), a.DocID)).Current(again) {
+			t.Fatal("the review is current after a re-analysis")
+		}
+		wantList(t, s, under, 1, "c3")
+		wantList(t, s, from, 2, "c2", "c1")
+		wantList(t, s, high, 3, "c1", "c2", "c3")
+	}},
 	{"ConcurrentSameReviewOneEvent", func(t *testing.T, s Stores) {
 		a := reviewedCall(t, s)
 		before := len(peekOutbox(t, s))
@@ -133,6 +182,7 @@ func reviewWith(t *testing.T, want domain.Analysis, in domain.ReviewInput, who f
 		if err != nil || !changed {
 			return nil, nil, err
 		}
+		r.ListScore = a.Reviewed(r).WithListScore(nil).ListScore // as the use case does (app.ReviewCall)
 		if made != nil {
 			*made = r
 		}
@@ -144,6 +194,7 @@ func wantReview(t *testing.T, got, want domain.Review) {
 	t.Helper()
 	got.AnalysedAt, want.AnalysedAt = ms(got.AnalysedAt), ms(want.AnalysedAt)
 	got.ReviewedAt, want.ReviewedAt = ms(got.ReviewedAt), ms(want.ReviewedAt)
+	want.ListScore = nil // not part of the stored review
 	if dump(got) != dump(want) {
 		t.Fatalf("review:\n got %s\nwant %s", dump(got), dump(want))
 	}

@@ -113,8 +113,27 @@ func (d Dialect) ModifyReview(ctx context.Context, tx Tx, lock string, doc domai
 		ms := ToMs(r.ReviewedAt)
 		at = &ms
 	}
-	err = tx.Exec(ctx, "UPDATE analyses SET review = "+d.Param(1)+", reviewed_at = "+d.Param(2)+" WHERE doc_id = "+d.Param(3), enc, at, string(doc))
+	if !r.Current(a) {
+		err = tx.Exec(ctx, "UPDATE analyses SET review = "+d.Param(1)+", reviewed_at = "+d.Param(2)+" WHERE doc_id = "+d.Param(3), enc, at, string(doc))
+		if err != nil {
+			return nil, err
+		}
+		return events, nil
+	}
+	// A current review's score is the call's in the history (its sort and
+	// score filters): list_score on the analysis (NULL: not scored) and
+	// on its job (domain.NoValue), until a re-analysis writes the
+	// machine's again (ReplaceAnalysisSQL, SetListScore).
+	err = tx.Exec(ctx, "UPDATE analyses SET review = "+d.Param(1)+", reviewed_at = "+d.Param(2)+", list_score = "+d.Param(3)+
+		" WHERE doc_id = "+d.Param(4), enc, at, r.ListScore, string(doc))
 	if err != nil {
+		return nil, err
+	}
+	score := float64(domain.NoValue)
+	if r.ListScore != nil {
+		score = *r.ListScore
+	}
+	if err := tx.Exec(ctx, SetListScore, score, string(doc)); err != nil {
 		return nil, err
 	}
 	return events, nil

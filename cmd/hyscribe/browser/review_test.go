@@ -25,8 +25,9 @@ import (
 // reviewed it and when, the reviewed score beside the machine's, and the
 // machine's answers beside the reviewed ones; the receiver gets
 // analysis_reviewed. An override without a reason is refused with the
-// analyst's text kept. Screenshots: review-*.png, both languages, 1280
-// and 390 px, checked with axe-core.
+// analyst's text kept. The history then shows the reviewed score, marked
+// reviewed. Screenshots: review-*.png, both languages, 1280 and 390 px,
+// checked with axe-core.
 func TestReviewInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service and a browser")
@@ -186,6 +187,36 @@ func TestReviewInABrowser(t *testing.T) {
 			}
 			if width == 390 {
 				run(t, b, "desktop", emulation.ClearDeviceMetricsOverride(), chromedp.Reload(), chromedp.WaitVisible("#reviewed-by", chromedp.ByID))
+			}
+		}
+	}
+
+	// The history shows the reviewed score, marked reviewed, in both
+	// languages and at both widths.
+	for _, lang := range []string{"hy", "en"} {
+		run(t, b, "history "+lang, chromedp.Navigate(s.base+"/app/lang?to="+lang+"&back=/app/recordings"), chromedp.WaitVisible(`[data-field="reviewed"]`, chromedp.ByQuery))
+		var cell string
+		run(t, b, "history cell "+lang, chromedp.Text(`tr[data-live-id="`+doc+`"] [data-field="checklist"]`, &cell, chromedp.ByQuery))
+		label := map[string]string{"hy": "վերանայված", "en": "reviewed"}[lang]
+		if !strings.Contains(cell, "3/3 · 1.00") || !strings.Contains(cell, label) {
+			t.Errorf("%s: the history's checklist cell reads %q; want the reviewed 3/3 · 1.00 marked %q", lang, cell, label)
+		}
+		for _, width := range []int64{1280, 390} {
+			name := "review-02-history-" + lang + "-" + map[int64]string{1280: "1280", 390: "390"}[width]
+			if width == 390 {
+				run(t, b, "phone", emulation.SetDeviceMetricsOverride(390, 844, 2, true), chromedp.Reload(), chromedp.WaitVisible(`[data-field="reviewed"]`, chromedp.ByQuery))
+				var bad []string
+				run(t, b, "collisions", chromedp.Evaluate(collisions, &bad))
+				if len(bad) > 0 {
+					t.Errorf("%s: cells whose content overflows: %q", name, bad)
+				}
+			}
+			shoot(t, b, shots, name)
+			if v := axeRun(t, b, axe, axeAllRules); len(v) > 0 {
+				t.Errorf("%s: axe-core violations: %q", name, v)
+			}
+			if width == 390 {
+				run(t, b, "desktop", emulation.ClearDeviceMetricsOverride(), chromedp.Reload(), chromedp.WaitVisible(`[data-field="reviewed"]`, chromedp.ByQuery))
 			}
 		}
 	}
