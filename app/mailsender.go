@@ -84,35 +84,10 @@ func (uc *SendMail) Enqueue(ctx context.Context, kind string, m ports.Mail) erro
 // Run sends due letters until ctx ends. A failing outbox (the store down)
 // is retried after the project's one backoff policy.
 func (uc *SendMail) Run(ctx context.Context) error {
-	tick := time.NewTicker(uc.Interval)
-	defer tick.Stop()
-	waits := retry.Policy(uc.Interval, time.Minute)
-	for {
+	return runRounds(ctx, uc.log, "mail outbox", uc.Interval, time.Minute, uc.wake, func(ctx context.Context) (bool, error) {
 		n, err := uc.Once(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			d := waits.NextBackOff()
-			uc.log.Warn("mail outbox: will retry", "err", err, "in", d)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(d):
-			}
-			continue
-		}
-		waits.Reset()
-		if n > 0 {
-			continue // more may be due
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-uc.wake:
-		case <-tick.C:
-		}
-	}
+		return n > 0, err // more may be due
+	})
 }
 
 // mailBatch is how many letters one round leases.

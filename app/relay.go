@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/internal/retry"
 	"github.com/hyscribe/hyscribe/ports"
 )
 
@@ -52,35 +51,10 @@ const relayMaxBackoff = 10 * time.Second
 // the project's one policy (internal/retry): Interval, doubling up to
 // relayMaxBackoff, jittered.
 func (r *Relay) Run(ctx context.Context) error {
-	tick := time.NewTicker(r.Interval)
-	defer tick.Stop()
-	waits := retry.Policy(r.Interval, relayMaxBackoff)
-	for {
+	return runRounds(ctx, r.log, "outbox relay", r.Interval, relayMaxBackoff, r.outbox.OutboxWritten(), func(ctx context.Context) (bool, error) {
 		n, err := r.Once(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			backoff := waits.NextBackOff()
-			r.log.Warn("outbox relay: will retry", "err", err, "in", backoff)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(backoff):
-			}
-			continue
-		}
-		waits.Reset()
-		if n == r.Batch {
-			continue // more may be waiting
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-r.outbox.OutboxWritten():
-		case <-tick.C:
-		}
-	}
+		return n == r.Batch, err // more may be waiting
+	})
 }
 
 // Once relays one batch and returns how many records it published.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -75,25 +76,11 @@ func TestPostgresOutageAnswers503AndRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service on Postgres")
 	}
-	direct := pgtest.URL(t) // skips without Postgres
-	proxy, viaProxy := pgtest.NewProxy(t, direct)
-	engine := asrtest.NewEngine(t)
-	vars := map[string]string{
-		"DATABASE_URL":                 viaProxy,
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_STAGE_ATTEMPTS":      "10",
-		"HYSCRIBE_STAGE_BACKOFF":       "100ms",
-		"HYSCRIBE_SHUTDOWN_GRACE":      "500ms",
-		"HYSCRIBE_LOG_LEVEL":           "warn",
-	}
-	created := runCLI(t, env(map[string]string{"DATABASE_URL": direct}), "account", "create", "--name", "pg", "--plan", "business", "--seconds", "3600")
-	key := created["apiKey"].(string)
-	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
-	api := svc.HTTPAddr()
+	proxy, engine, api, key := proxiedPostgresService(t, "pg", "3600", map[string]string{
+		"HYSCRIBE_STAGE_ATTEMPTS": "10",
+		"HYSCRIBE_STAGE_BACKOFF":  "100ms",
+		"HYSCRIBE_LOG_LEVEL":      "warn",
+	})
 	mono, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
 
 	done := createAndUpload(t, api, key, "single_voice", mono)
@@ -361,4 +348,29 @@ func TestCrashLoopingStageFailsOnlyItsJob(t *testing.T) {
 	if !strings.Contains(headers["error"], "unreadable answer") || headers["attempts"] != "3" {
 		t.Fatalf("dead letter headers: %v", headers)
 	}
+}
+
+// proxiedPostgresService starts serve (the API and every stage, the
+// embedded broker) on Postgres through a proxy the test cuts or holds, and
+// a speech engine it controls; it creates an account named name with
+// seconds of audio and returns its API key. vars are added to the
+// service's environment (the stage attempts and backoff, the log level).
+func proxiedPostgresService(t *testing.T, name, seconds string, vars map[string]string) (*pgtest.Proxy, *asrtest.Engine, string, string) {
+	t.Helper()
+	direct := pgtest.URL(t) // fails under CI=true without Postgres
+	proxy, viaProxy := pgtest.NewProxy(t, direct)
+	engine := asrtest.NewEngine(t)
+	all := map[string]string{
+		"DATABASE_URL":                 viaProxy,
+		"HYSCRIBE_DATA_DIR":            t.TempDir(),
+		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
+		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
+		"HYSCRIBE_ASR_URL":             engine.URL(),
+		"HYSCRIBE_SHUTDOWN_GRACE":      "500ms",
+	}
+	maps.Copy(all, vars)
+	created := runCLI(t, env(map[string]string{"DATABASE_URL": direct}), "account", "create", "--name", name, "--plan", "business", "--seconds", seconds)
+	svc := startService(t, all, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
+	return proxy, engine, svc.HTTPAddr(), created["apiKey"].(string)
 }

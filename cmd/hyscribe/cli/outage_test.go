@@ -38,25 +38,11 @@ func TestPostgresOutageLongerThanRetriesFailsNoJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service on Postgres")
 	}
-	direct := pgtest.URL(t) // skips without Postgres
-	proxy, viaProxy := pgtest.NewProxy(t, direct)
-	engine := asrtest.NewEngine(t)
-	vars := map[string]string{
-		"DATABASE_URL":                 viaProxy,
-		"HYSCRIBE_DATA_DIR":            t.TempDir(),
-		"HYSCRIBE_HTTP_ADDR":           "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_EMBEDDED_ADDR": "127.0.0.1:0",
-		"HYSCRIBE_KAFKA_PARTITIONS":    "2",
-		"HYSCRIBE_ASR_URL":             engine.URL(),
-		"HYSCRIBE_STAGE_ATTEMPTS":      "3",
-		"HYSCRIBE_STAGE_BACKOFF":       "50ms",
-		"HYSCRIBE_SHUTDOWN_GRACE":      "500ms",
-		"HYSCRIBE_LOG_LEVEL":           "error",
-	}
-	created := runCLI(t, env(map[string]string{"DATABASE_URL": direct}), "account", "create", "--name", "outage", "--plan", "business", "--seconds", "36000")
-	key := created["apiKey"].(string)
-	svc := startService(t, vars, cli.RoleAPI|cli.RoleWorker, cli.AllStages)
-	api := svc.HTTPAddr()
+	proxy, engine, api, key := proxiedPostgresService(t, "outage", "36000", map[string]string{
+		"HYSCRIBE_STAGE_ATTEMPTS": "3",
+		"HYSCRIBE_STAGE_BACKOFF":  "50ms",
+		"HYSCRIBE_LOG_LEVEL":      "error",
+	})
 	mono, _ := os.ReadFile("../../../testdata/audio/speech-mono-16k.mp3")
 
 	first := createAndUpload(t, api, key, "single_voice", mono)
