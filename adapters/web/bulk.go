@@ -90,11 +90,6 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 		hf := historyFilterOfValues(vals)
 		q, _ := w.historyQuery(v, lang, &hf)
 		all, err := w.queries.ListRecordings.Matching(c.UserContext(), v.Account.ID, q)
-		if ve, ok := errors.AsType[*domain.ValidationError](err); ok {
-			vw := w.newView(c, v, "err.title", "recordings")
-			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(lang, ve)
-			return w.render(c, "error", vw)
-		}
 		if err != nil {
 			return err
 		}
@@ -112,9 +107,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 	switch f.Get("action") {
 	case "delete":
 		if v.User.Role != domain.RoleOwner || w.commands.DeleteJob == nil {
-			vw := w.newView(c, v, "err.forbidden", "")
-			vw.Status, vw.Error = fiber.StatusForbidden, text(lang, "set.owneronly")
-			return w.render(c, "error", vw)
+			return domain.ErrForbidden
 		}
 		n := 0
 		for _, d := range docs {

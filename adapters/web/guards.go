@@ -55,11 +55,17 @@ func (g group) add(method, path string, h fiber.Handler) {
 // groups are the web application's route groups on r.
 func (w *Web) groups(r fiber.Router) (public, signedIn, manage, scripts, scriptsManage group) {
 	return group{r, nil, w.fail},
-		group{r, []fiber.Handler{w.guardPage(false)}, w.fail},
-		group{r, []fiber.Handler{w.guardPage(true)}, w.fail},
-		group{r, []fiber.Handler{w.guardJSON(false)}, w.failJSON},
-		group{r, []fiber.Handler{w.guardJSON(true)}, w.failJSON}
+		group{r, []fiber.Handler{w.signedInPage}, w.fail},
+		group{r, []fiber.Handler{w.managePage}, w.fail},
+		group{r, []fiber.Handler{w.signedInScript}, w.failJSON},
+		group{r, []fiber.Handler{w.manageScript}, w.failJSON}
 }
+
+// The guards, one per group (a test tells them apart by name).
+func (w *Web) signedInPage(c *fiber.Ctx) error   { return w.guardPage(c, false) }
+func (w *Web) managePage(c *fiber.Ctx) error     { return w.guardPage(c, true) }
+func (w *Web) signedInScript(c *fiber.Ctx) error { return w.guardJSON(c, false) }
+func (w *Web) manageScript(c *fiber.Ctx) error   { return w.guardJSON(c, true) }
 
 // localVisitor is the c.Locals key of the signed-in visitor.
 const localVisitor = "web.visitor"
@@ -72,40 +78,36 @@ func visitorOf(c *fiber.Ctx) *app.Visitor {
 
 // guardPage lets through a signed-in visitor (manage: one whose role may
 // manage the account); others are sent to sign in, or get the 403 page.
-func (w *Web) guardPage(manage bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		v, err := w.visitor(c)
-		if err != nil {
-			return w.fail(c, err)
-		}
-		if v == nil {
-			next := string(c.Request().URI().RequestURI())
-			return c.Redirect(Prefix+"/signin?next="+url.QueryEscape(next), fiber.StatusSeeOther)
-		}
-		c.Locals(localVisitor, v)
-		if manage && !v.User.Role.MayManage() {
-			return w.fail(c, domain.ErrForbidden)
-		}
-		return c.Next()
+func (w *Web) guardPage(c *fiber.Ctx, manage bool) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		return w.fail(c, err)
 	}
+	if v == nil {
+		next := string(c.Request().URI().RequestURI())
+		return c.Redirect(Prefix+"/signin?next="+url.QueryEscape(next), fiber.StatusSeeOther)
+	}
+	c.Locals(localVisitor, v)
+	if manage && !v.User.Role.MayManage() {
+		return w.fail(c, domain.ErrForbidden)
+	}
+	return c.Next()
 }
 
 // guardJSON is guardPage for scripts: 401 and 403 JSON.
-func (w *Web) guardJSON(manage bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		v, err := w.visitor(c)
-		if err != nil {
-			return w.failJSON(c, err)
-		}
-		if v == nil {
-			return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(w.lang(c), "up.err.signin"), nil)
-		}
-		c.Locals(localVisitor, v)
-		if manage && !v.User.Role.MayManage() {
-			return w.failJSON(c, domain.ErrForbidden)
-		}
-		return c.Next()
+func (w *Web) guardJSON(c *fiber.Ctx, manage bool) error {
+	v, err := w.visitor(c)
+	if err != nil {
+		return w.failJSON(c, err)
 	}
+	if v == nil {
+		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(w.lang(c), "up.err.signin"), nil)
+	}
+	c.Locals(localVisitor, v)
+	if manage && !v.User.Role.MayManage() {
+		return w.failJSON(c, domain.ErrForbidden)
+	}
+	return c.Next()
 }
 
 // fail is the one place a page's error becomes its answer, in the page's
