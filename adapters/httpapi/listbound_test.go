@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hyscribe/hyscribe/domain"
 	"github.com/hyscribe/hyscribe/ports"
@@ -63,7 +64,7 @@ func TestListPageLeavesOutLargeMetadata(t *testing.T) {
 	}
 }
 
-// blockingLister holds every ListJobs, once armed, until release is
+// blockingLister holds every ListJobs and PageJobs, once armed, until release is
 // closed, after telling entered.
 type blockingLister struct {
 	store
@@ -78,6 +79,15 @@ func (b *blockingLister) ListJobs(ctx context.Context, q ports.JobQuery) ([]port
 		<-b.release
 	}
 	return b.store.ListJobs(ctx, q)
+}
+
+// PageJobs is the API list's read (ports.JobPager), held like ListJobs.
+func (b *blockingLister) PageJobs(ctx context.Context, q ports.JobQuery) ([]ports.ListedJob, error) {
+	if b.armed.Load() {
+		b.entered <- struct{}{}
+		<-b.release
+	}
+	return b.store.PageJobs(ctx, q)
 }
 
 // TestHeavyRequestsPerKeyAreBounded: while a key has HeavyPerKey lists in
@@ -100,7 +110,7 @@ func TestHeavyRequestsPerKeyAreBounded(t *testing.T) {
 	for i := range held {
 		wg.Add(1)
 		go func() { defer wg.Done(); held[i] = e.list(key, "") }()
-		<-bl.entered // in progress
+		entered(t, bl.entered) // in progress
 	}
 	r := e.list(key, "")
 	ex := e.do("GET", "/api/exportTranscription?docId="+id+"&format=txt", bearer(key), nil)
@@ -111,7 +121,7 @@ func TestHeavyRequestsPerKeyAreBounded(t *testing.T) {
 	}
 	other := make(chan response)
 	go func() { other <- e.list(otherKey, "") }()
-	<-bl.entered // the other key's list is in progress beside the key's two
+	entered(t, bl.entered) // the other key's list is in progress beside the key's two
 	close(bl.release)
 	if r := <-other; r.status != 200 {
 		t.Fatalf("another key's list: %d %s", r.status, r.body)
@@ -125,5 +135,16 @@ func TestHeavyRequestsPerKeyAreBounded(t *testing.T) {
 	bl.armed.Store(false)
 	if r := e.list(key, ""); r.status != 200 {
 		t.Fatalf("the key's list after the others finished: %d %s", r.status, r.body)
+	}
+}
+
+// entered waits for a held read to begin; a read the test no longer holds
+// (the handler reads through another port) fails it instead of hanging.
+func entered(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the list never reached the store's held read: which port does it read through?")
 	}
 }
