@@ -203,7 +203,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 }
 
 func (w *Web) archiveChecklist(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+	return w.button(c, func(v *app.Visitor) (string, error) {
 		return Prefix + "/checklists?saved=1", w.commands.ArchiveChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }

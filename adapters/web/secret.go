@@ -35,7 +35,7 @@ func (w *Web) generateSecret(c *fiber.Ctx) error {
 
 // hideSecret is POST /app/settings/secret/hide: "I have stored it".
 func (w *Web) hideSecret(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(*app.Visitor) (string, error) {
+	return w.button(c, func(*app.Visitor) (string, error) {
 		w.settingsCookie(c, cookieNewSecret, "", -1)
 		return Prefix + "/settings#receiver", nil
 	})

@@ -152,7 +152,7 @@ func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+	return w.button(c, func(v *app.Visitor) (string, error) {
 		return Prefix + "/settings?saved=keys#keys", w.commands.RevokeAPIKey.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }

@@ -447,9 +447,9 @@ func (w *Web) postForm(c *fiber.Ctx, v *app.Visitor) (url.Values, error) {
 	return f, nil
 }
 
-// ownerAction is a button an owner presses (a form with nothing but its
+// button is a button pressed on a page (a form with nothing but its
 // CSRF token): do runs the change and names the page to go to next.
-func (w *Web) ownerAction(c *fiber.Ctx, do func(v *app.Visitor) (next string, err error)) error {
+func (w *Web) button(c *fiber.Ctx, do func(v *app.Visitor) (next string, err error)) error {
 	v := visitorOf(c)
 	if _, err := w.postForm(c, v); err != nil {
 		return err
