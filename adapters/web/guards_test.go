@@ -92,3 +92,21 @@ func TestEveryRouteButThePublicOnesIsGuarded(t *testing.T) {
 		t.Errorf("only %d guarded routes found", guarded)
 	}
 }
+
+// TestScriptsAnswerFormFailuresAlike: the scripts' endpoints answer a
+// refused form through the one JSON mapper (failJSON), so each says what
+// was wrong the same way: 413 for a form too large, 403 for a stale token.
+func TestScriptsAnswerFormFailuresAlike(t *testing.T) {
+	s := newSite(t, web.Config{})
+	ck, csrf, acct := s.signUp("owner@example.am")
+	doc := s.job(acct, "call", []byte("ID3 audio"), `{}`)
+	big := url.Values{"_csrf": {csrf}, "pad": {strings.Repeat("x", 300<<10)}}
+	for _, path := range []string{"/app/recordings/new", "/app/recordings/" + string(doc) + "/upload-url"} {
+		if r := s.do("POST", path, big, ck); r.code != 413 || !strings.Contains(r.body, `"code":"form_too_large"`) {
+			t.Errorf("POST %s with a form too large: %d %s, want 413 form_too_large", path, r.code, r.body)
+		}
+		if r := s.do("POST", path, url.Values{"_csrf": {"stale"}}, ck); r.code != 403 || !strings.Contains(r.body, `"code":"csrf"`) {
+			t.Errorf("POST %s with a stale token: %d %s, want 403 csrf", path, r.code, r.body)
+		}
+	}
+}
