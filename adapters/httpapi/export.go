@@ -12,13 +12,7 @@ import (
 // counts against its own per-key counter with the polling limit.
 func (s *server) exportTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
-	if err := s.commands.RateLimit.Allow(ctx, scopeExport, p.Key.ID, s.cfg.PollLimit); err != nil {
-		return err
-	}
+	p := principalOf(c)
 	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
 		return tooManyHeavy(c, s.cfg.HeavyPerKey)
 	}
@@ -35,13 +29,7 @@ func (s *server) exportTranscription(c *fiber.Ctx) error {
 // deleteTranscription is POST /api/deleteTranscription (docs/decisions.md, Integrators' kit).
 func (s *server) deleteTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
-	if err := s.commands.RateLimit.Allow(ctx, scopeDelete, p.Key.ID, s.cfg.CreateLimit); err != nil {
-		return err
-	}
+	p := principalOf(c)
 	body, err := readBody(c, maxDeleteBody)
 	if err != nil {
 		return err

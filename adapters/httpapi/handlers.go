@@ -129,13 +129,7 @@ func (s *server) noRoute(c *fiber.Ctx) error {
 // createTranscription is POST /api/createTranscription (spec §4.1).
 func (s *server) createTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
-	if err := s.commands.RateLimit.Allow(ctx, scopeCreate, p.Key.ID, s.cfg.CreateLimit); err != nil {
-		return err
-	}
+	p := principalOf(c)
 	// Refuse other plans before reading what may be a large body.
 	a := app.KeyActor(p)
 	if err := s.commands.CreateJob.Allowed(a); err != nil {
@@ -186,10 +180,7 @@ func readBody(c *fiber.Ctx, limit int64) ([]byte, error) {
 // getTranscription is GET /api/getTranscription (spec §4.3).
 func (s *server) getTranscription(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
+	p := principalOf(c)
 	view, err := s.queries.Poll.Handle(ctx, scopePoll, p, c.Query("docId"), s.cfg.PollLimit)
 	if err != nil {
 		return err

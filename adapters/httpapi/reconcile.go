@@ -12,13 +12,7 @@ import (
 // counts against its own per-key counter.
 func (s *server) listTranscriptions(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
-	if err := s.commands.RateLimit.Allow(ctx, scopeList, p.Key.ID, s.cfg.ListLimit); err != nil {
-		return err
-	}
+	p := principalOf(c)
 	if !s.heavy.acquire(string(p.Key.ID), s.cfg.HeavyPerKey) {
 		return tooManyHeavy(c, s.cfg.HeavyPerKey)
 	}
@@ -41,13 +35,7 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 // (app.ResendsPerAccount).
 func (s *server) resendEvent(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := s.queries.Authenticate.Handle(ctx, c.Get(fiber.HeaderAuthorization))
-	if err != nil {
-		return err
-	}
-	if err := s.commands.RateLimit.Allow(ctx, scopeResend, p.Key.ID, s.cfg.ResendLimit); err != nil {
-		return err
-	}
+	p := principalOf(c)
 	a := app.KeyActor(p)
 	if err := s.commands.Resend.Allowed(a); err != nil {
 		return err

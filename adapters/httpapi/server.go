@@ -196,26 +196,62 @@ type server struct {
 	heavy   slots
 }
 
-// route is one served operation; Name is its OpenAPI operationId.
+// route is one served operation; Name is its OpenAPI operationId. Key,
+// when set, is the middleware that authenticates the API key first
+// (keyed): the operations of the authenticated group.
 type route struct {
 	method, path, name string
+	key                fiber.Handler
 	handler            fiber.Handler
 }
 
 func (s *server) routes() []route {
 	return []route{
-		{fiber.MethodPost, pathCreate, "createTranscription", s.createTranscription},
-		{fiber.MethodGet, pathPoll, "getTranscription", s.getTranscription},
-		{fiber.MethodPut, pathUpload, "uploadAudio", s.uploadAudio},
-		{fiber.MethodGet, pathHealth, "healthz", s.healthz},
-		{fiber.MethodGet, pathReady, "readyz", s.readyz},
-		{fiber.MethodGet, pathMetrics, "metrics", s.serveMetrics},
-		{fiber.MethodGet, pathOpenAPI, "openapi", s.serveOpenAPI},
-		{fiber.MethodGet, pathExport, "exportTranscription", s.exportTranscription},
-		{fiber.MethodPost, pathDelete, "deleteTranscription", s.deleteTranscription},
-		{fiber.MethodGet, pathList, "listTranscriptions", s.listTranscriptions},
-		{fiber.MethodPost, pathResend, "resendEvent", s.resendEvent},
+		{fiber.MethodPost, pathCreate, "createTranscription", s.keyed(scopeCreate, s.cfg.CreateLimit), s.createTranscription},
+		// Poll counts inside its use case (app.Poll), with the job read.
+		{fiber.MethodGet, pathPoll, "getTranscription", s.keyed("", 0), s.getTranscription},
+		{fiber.MethodPut, pathUpload, "uploadAudio", nil, s.uploadAudio},
+		{fiber.MethodGet, pathHealth, "healthz", nil, s.healthz},
+		{fiber.MethodGet, pathReady, "readyz", nil, s.readyz},
+		{fiber.MethodGet, pathMetrics, "metrics", nil, s.serveMetrics},
+		{fiber.MethodGet, pathOpenAPI, "openapi", nil, s.serveOpenAPI},
+		{fiber.MethodGet, pathExport, "exportTranscription", s.keyed(scopeExport, s.cfg.PollLimit), s.exportTranscription},
+		{fiber.MethodPost, pathDelete, "deleteTranscription", s.keyed(scopeDelete, s.cfg.CreateLimit), s.deleteTranscription},
+		{fiber.MethodGet, pathList, "listTranscriptions", s.keyed(scopeList, s.cfg.ListLimit), s.listTranscriptions},
+		{fiber.MethodPost, pathResend, "resendEvent", s.keyed(scopeResend, s.cfg.ResendLimit), s.resendEvent},
 	}
+}
+
+// keyed is the authenticated group's middleware: it resolves the
+// request's API key (401 without a valid one), counts the request against
+// the key's limit in scope ("": the handler's use case counts), and puts
+// the principal where principalOf finds it. Its errors are answered by
+// observe, as a handler's are.
+func (s *server) keyed(scope string, limit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, err := s.queries.Authenticate.Handle(c.UserContext(), c.Get(fiber.HeaderAuthorization))
+		if err != nil {
+			return err
+		}
+		if scope != "" {
+			if err := s.commands.RateLimit.Allow(c.UserContext(), scope, p.Key.ID, limit); err != nil {
+				return err
+			}
+		}
+		c.Locals(principalKey, p)
+		return c.Next()
+	}
+}
+
+type principalKeyType struct{}
+
+// principalKey holds the authenticated group's app.Principal.
+var principalKey principalKeyType
+
+// principalOf is the principal keyed let through.
+func principalOf(c *fiber.Ctx) app.Principal {
+	p, _ := c.Locals(principalKey).(app.Principal)
+	return p
 }
 
 // New builds the HTTP application. Serve it with app.Listener or app.Listen
@@ -289,7 +325,11 @@ func New(cfg Config, deps Deps) *fiber.App {
 	})
 	a.Use(forwarded.Middleware(cfg.TrustedProxies), s.observe)
 	for _, r := range s.table {
-		a.Add(r.method, r.path, s.label(r.path), r.handler).Name(r.name)
+		hs := []fiber.Handler{s.label(r.path)}
+		if r.key != nil {
+			hs = append(hs, r.key)
+		}
+		a.Add(r.method, r.path, append(hs, r.handler)...).Name(r.name)
 		// Registered after the operation, so it only catches other methods,
 		// HEAD included (app.Add, unlike app.Get, does not add HEAD).
 		a.All(r.path, s.label(r.path), s.methodNotAllowed(r.path, r.method))

@@ -35,13 +35,10 @@ const (
 )
 
 func (w *Web) analytics(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	now := time.Now().In(w.zoneOf(v))
 	d := analyticsData{Checklists: cls, Checklist: c.Query("checklist"), From: c.Query("from"), To: c.Query("to"), ChartW: chartW, ChartH: chartH}
@@ -71,10 +68,8 @@ func (w *Web) analytics(c *fiber.Ctx) error {
 	case errors.As(err, &ve):
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		return w.render(c, "analytics", vw)
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	}
 	d.Report, d.ClickHouse = &rep, ch
 	d.Bars = layoutBars(rep.Days, from, to.AddDate(0, 0, 1))

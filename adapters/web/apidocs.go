@@ -258,13 +258,10 @@ type apiPageData struct {
 // the API reference (the OpenAPI document, rendered here) and how to verify
 // webhooks.
 func (w *Web) apiPage(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	keys, err := w.queries.ListAPIKeys.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	active := keys[:0]
 	for _, k := range keys {

@@ -65,7 +65,7 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 		err = checkAnonCSRF(c, f)
 	}
 	if err != nil {
-		return w.formError(c, nil, err)
+		return badForm{err}
 	}
 	in, err := w.commands.SignIn.Handle(c.UserContext(), f.Get("email"), f.Get("password"), forwarded.ClientIP(c))
 	if err != nil {
@@ -79,7 +79,7 @@ func (w *Web) signIn(c *fiber.Ctx) error {
 		case errors.As(err, &ve):
 			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		case !w.busyOrLimited(c, vw, err):
-			return w.serverError(c, err)
+			return err
 		}
 		return w.render(c, "signin", vw)
 	}
@@ -94,7 +94,7 @@ func (w *Web) startSession(c *fiber.Ctx, in app.SignedIn) {
 
 func (w *Web) signUpPage(c *fiber.Ctx) error {
 	if !w.cfg.SignUp {
-		return w.notFound(c)
+		return domain.ErrNotFound
 	}
 	vw := w.newView(c, nil, "signup.title", "")
 	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{}
@@ -103,14 +103,14 @@ func (w *Web) signUpPage(c *fiber.Ctx) error {
 
 func (w *Web) signUp(c *fiber.Ctx) error {
 	if !w.cfg.SignUp {
-		return w.notFound(c)
+		return domain.ErrNotFound
 	}
 	f, err := w.form(c)
 	if err == nil {
 		err = checkAnonCSRF(c, f)
 	}
 	if err != nil {
-		return w.formError(c, nil, err)
+		return badForm{err}
 	}
 	in, err := w.commands.SignUp.Handle(c.UserContext(), app.SignUpRequest{AccountName: f.Get("org"), Email: f.Get("email"), Password: f.Get("password"), ClientIP: forwarded.ClientIP(c)})
 	if err != nil {
@@ -122,7 +122,7 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 		case errors.As(err, &ve):
 			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 		case !w.busyOrLimited(c, vw, err):
-			return w.serverError(c, err)
+			return err
 		}
 		return w.render(c, "signup", vw)
 	}
@@ -138,18 +138,15 @@ func (w *Web) signUp(c *fiber.Ctx) error {
 func (w *Web) signOut(c *fiber.Ctx) error {
 	v, err := w.visitor(c)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	if v != nil {
-		f, err := w.form(c)
-		if err == nil {
-			err = checkCSRF(c, f, v)
-		}
-		if err != nil {
-			return w.formError(c, v, err)
+		c.Locals(localVisitor, v) // for an error page's menu
+		if _, err := w.postForm(c, v); err != nil {
+			return err
 		}
 		if err := w.commands.SignOut.Handle(c.UserContext(), c.Cookies(w.sessionCookieName())); err != nil {
-			return w.serverError(c, err)
+			return err
 		}
 	}
 	w.setCookie(c, w.sessionCookieName(), "", -1, "Lax")
@@ -165,7 +162,7 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 		return w.render(c, "error", vw)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	w.linkLang(c, vw, u, "invite.title")
 	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Org: acct.Name, Token: url.PathEscape(c.Params("token"))}
@@ -176,7 +173,7 @@ func (w *Web) invitePage(c *fiber.Ctx) error {
 // confirmed and the account gets its trial seconds (app.Trial).
 func (w *Web) confirmTrial(c *fiber.Ctx) error {
 	if w.commands.ConfirmTrial == nil {
-		return w.notFound(c)
+		return domain.ErrNotFound
 	}
 	vw := w.newView(c, nil, "trial.gone", "")
 	vw.NoIndex = true
@@ -188,7 +185,7 @@ func (w *Web) confirmTrial(c *fiber.Ctx) error {
 		vw.Title = text(vw.Lang, "trial.taken")
 		vw.Status, vw.Error = fiber.StatusConflict, vw.Title
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	default:
 		vw.Title = tf(vw.Lang, "trial.confirmed", span(vw.Lang, w.commands.ConfirmTrial.Seconds))
 	}

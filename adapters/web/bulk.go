@@ -30,21 +30,15 @@ const MaxBulk = 200
 // go; a tombstone stays). A script asking for JSON gets {"deleted": true}.
 func (w *Web) deleteRecording(c *fiber.Ctx) error {
 	if w.commands.DeleteJob == nil {
-		return w.notFound(c)
+		return domain.ErrNotFound
 	}
-	v, ok, err := w.owner(c)
-	if !ok {
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
-	if _, ok, err := w.postForm(c, v); !ok {
+	err := w.commands.DeleteJob.Delete(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), domain.DeletedOnRequest)
+	if err != nil {
 		return err
-	}
-	err = w.commands.DeleteJob.Delete(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")), domain.DeletedOnRequest)
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
-	case err != nil:
-		return w.serverError(c, err)
 	}
 	if strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
 		return c.JSON(fiber.Map{"docId": c.Params("docId"), "deleted": true})
@@ -57,31 +51,16 @@ func (w *Web) deleteRecording(c *fiber.Ctx) error {
 // short can be sent again after the page was reloaded (the file picked
 // anew). JSON {"uploadUrl"}; 409 once the job no longer waits.
 func (w *Web) uploadURL(c *fiber.Ctx) error {
-	v, err := w.visitor(c)
-	lang := w.lang(c)
-	switch {
-	case err != nil:
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
-	case v == nil:
-		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
-	case v.User.Role != domain.RoleOwner:
-		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
-	}
-	f, err := w.form(c)
-	if err == nil {
-		err = checkCSRF(c, f, v)
-	}
-	if err != nil {
-		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
+		return err
 	}
 	u, err := w.commands.CreateJob.UploadURL(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
-	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return w.jsonError(c, fiber.StatusNotFound, "not_found", text(lang, "err.notfound.body"), nil)
-	case errors.Is(err, domain.ErrConflict):
-		return w.jsonError(c, fiber.StatusConflict, "not_waiting", text(lang, "up.err.notwaiting"), nil)
-	case err != nil:
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+	if errors.Is(err, domain.ErrConflict) {
+		return w.jsonError(c, fiber.StatusConflict, "not_waiting", text(w.lang(c), "up.err.notwaiting"), nil)
+	}
+	if err != nil {
+		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(fiber.Map{"uploadUrl": u})
@@ -90,12 +69,9 @@ func (w *Web) uploadURL(c *fiber.Ctx) error {
 // bulk is POST /app/recordings/bulk: the history's chosen rows (doc,
 // repeated) with action "delete" (owners) or "export" (a ZIP in format).
 func (w *Web) bulk(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	var docs []domain.DocID
@@ -114,13 +90,8 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 		hf := historyFilterOfValues(vals)
 		q, _ := w.historyQuery(v, lang, &hf)
 		all, err := w.queries.ListRecordings.Matching(c.UserContext(), v.Account.ID, q)
-		if ve, ok := errors.AsType[*domain.ValidationError](err); ok {
-			vw := w.newView(c, v, "err.title", "recordings")
-			vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(lang, ve)
-			return w.render(c, "error", vw)
-		}
 		if err != nil {
-			return w.serverError(c, err)
+			return err
 		}
 		docs = all
 	}
@@ -136,9 +107,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 	switch f.Get("action") {
 	case "delete":
 		if v.User.Role != domain.RoleOwner || w.commands.DeleteJob == nil {
-			vw := w.newView(c, v, "err.forbidden", "")
-			vw.Status, vw.Error = fiber.StatusForbidden, text(lang, "set.owneronly")
-			return w.render(c, "error", vw)
+			return domain.ErrForbidden
 		}
 		n := 0
 		for _, d := range docs {
@@ -147,7 +116,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 				continue // another account's, or deleted meanwhile: the same to this page
 			}
 			if err != nil {
-				return w.serverError(c, err)
+				return err
 			}
 			n++
 		}
@@ -155,11 +124,11 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 	case "export":
 		format, err := domain.ParseExportFormat(f.Get("format"))
 		if err != nil {
-			return w.formError(c, v, err)
+			return badForm{err}
 		}
 		body, err := w.exportZip(c, v, docs, format)
 		if err != nil {
-			return w.serverError(c, err)
+			return err
 		}
 		name := "hyscribe-" + time.Now().In(w.zoneOf(v)).Format("2006-01-02-1504") + ".zip"
 		c.Set(fiber.HeaderContentType, "application/zip")
@@ -167,7 +136,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderCacheControl, "private, no-store")
 		return c.Send(body)
 	}
-	return w.formError(c, v, errors.New("unknown action"))
+	return badForm{errors.New("unknown action")}
 }
 
 // exportZip writes the chosen recordings' transcripts in format (those

@@ -14,12 +14,9 @@ import (
 // saveCalls saves the account's time zone and the stereo channel its
 // agents are on (Settings, "Calls"; owners only).
 func (w *Web) saveCalls(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	zone, channel := f.Get("timeZone"), f.Get("agentChannel")
@@ -34,7 +31,7 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/settings?saved=calls#calls", fiber.StatusSeeOther)
 }
@@ -45,12 +42,9 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 // the account's receiver an event). When a role changed, a call already
 // analysed with questions limited to a role is analysed again.
 func (w *Web) nameSpeakers(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
@@ -60,8 +54,6 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	}
 	changed, err := w.commands.NameSpeakers.Handle(c.UserContext(), v.Account.ID, v.User.Role, doc, names)
 	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
 	case errors.Is(err, domain.ErrForbidden):
 		vw := w.newView(c, v, "err.forbidden", "")
 		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "speaker.owneronly")
@@ -69,13 +61,13 @@ func (w *Web) nameSpeakers(c *fiber.Ctx) error {
 	case errors.Is(err, domain.ErrValidation), errors.Is(err, domain.ErrRateLimited):
 		return w.renderRecording(c, v, doc, err)
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	}
 	saved := "speakers"
 	if changed && w.commands.Reanalyze != nil {
 		again, err := w.commands.Reanalyze.Reanalyze(c.UserContext(), v.Account.ID, doc)
 		if err != nil {
-			return w.serverError(c, err)
+			return err
 		}
 		if again {
 			saved = "reanalysed"

@@ -20,13 +20,10 @@ type checklistsData struct {
 }
 
 func (w *Web) checklists(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	vw := w.newView(c, v, "cl.title", "checklists")
 	if c.Query("saved") != "" {
@@ -57,29 +54,17 @@ type questionForm struct {
 const blankQuestions = 3
 
 func (w *Web) newChecklist(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	return w.renderEditor(c, v, &editorData{}, "", 0)
 }
 
 // editChecklist is GET /app/checklists/{id}: the editor for an owner, the
 // questions to read for everyone else (domain.Role.MayReadChecklists).
 func (w *Web) editChecklist(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	cl, err := w.queries.ShowChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"), 0)
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
-	if errors.Is(err, domain.ErrForbidden) {
-		return w.forbidden(c, v)
-	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	if !v.User.Role.MayManage() || cl.Archived {
 		vw := w.newView(c, v, "cl.title", "checklists")
@@ -103,7 +88,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 	}
 	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20}, "")
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d.Recordings = page.Jobs
 	key := "cl.new"
@@ -164,12 +149,9 @@ func definition(f url.Values) ([]byte, *editorData, error) {
 }
 
 func (w *Web) saveChecklist(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	id := c.Params("id")
@@ -180,7 +162,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	if f.Get("action") == "preview" {
 		if err := w.commands.AllowPreview.Handle(c.UserContext(), v.User.ID); err != nil {
@@ -188,7 +170,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 				c.Set(fiber.HeaderRetryAfter, "60")
 				return w.renderEditor(c, v, d, text(w.lang(c), "err.ratelimited"), fiber.StatusTooManyRequests)
 			}
-			return w.serverError(c, err)
+			return err
 		}
 		res, qs, err := w.queries.PreviewChecklist.Handle(c.UserContext(), v.Account.ID, def, domain.DocID(d.PreviewDoc))
 		switch {
@@ -197,7 +179,7 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 		case errors.Is(err, domain.ErrNotFound):
 			return w.renderEditor(c, v, d, text(w.lang(c), "cl.preview.none"), fiber.StatusBadRequest)
 		case err != nil:
-			return w.serverError(c, err)
+			return err
 		}
 		for _, q := range qs {
 			d.Preview = append(d.Preview, questionRow{ID: q.ID, QuestionResult: res[q.ID]})
@@ -212,18 +194,16 @@ func (w *Web) saveChecklist(c *fiber.Ctx) error {
 	switch {
 	case errors.As(err, &ve):
 		return w.renderEditor(c, v, d, invalidText(w.lang(c), ve), fiber.StatusBadRequest)
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
 	case errors.Is(err, domain.ErrConflict):
 		return w.renderEditor(c, v, d, text(w.lang(c), "cl.conflict"), fiber.StatusConflict)
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/checklists?saved=1", fiber.StatusSeeOther)
 }
 
 func (w *Web) archiveChecklist(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+	return w.button(c, func(v *app.Visitor) (string, error) {
 		return Prefix + "/checklists?saved=1", w.commands.ArchiveChecklist.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }

@@ -14,12 +14,9 @@ import (
 // which one names a call's agent (Settings, "History columns"; owners
 // only). The use case validates them (domain.ParseListColumns).
 func (w *Web) saveColumns(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	cols, agent := f.Get("listColumns"), strings.TrimSpace(f.Get("agentKey"))
@@ -31,7 +28,7 @@ func (w *Web) saveColumns(c *fiber.Ctx) error {
 		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/settings?saved=columns#columns", fiber.StatusSeeOther)
 }

@@ -13,19 +13,16 @@ import (
 // exportRecording downloads the transcript as srt, vtt, txt or json: the
 // same files as the API's exportTranscription, by the same use case.
 func (w *Web) exportRecording(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	ex, err := w.queries.ExportJob.Handle(c.UserContext(), app.PersonActor(v), app.ExportCommand{DocID: domain.DocID(c.Params("docId")), Format: c.Params("format")})
 	var ve *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrNotFound), errors.As(err, &ve):
-		return w.notFound(c)
+		return domain.ErrNotFound
 	case errors.Is(err, domain.ErrConflict):
 		return c.Status(fiber.StatusConflict).JSON(fiber.Map{"error": "the transcript is not ready yet"})
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	}
 	c.Set(fiber.HeaderContentType, ex.ContentType)
 	c.Set(fiber.HeaderContentDisposition, ex.Disposition)
@@ -35,12 +32,9 @@ func (w *Web) exportRecording(c *fiber.Ctx) error {
 
 // saveRetention sets how many days the account keeps its recordings.
 func (w *Web) saveRetention(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	days, err := strconv.Atoi(f.Get("retentionDays"))
@@ -56,7 +50,7 @@ func (w *Web) saveRetention(c *fiber.Ctx) error {
 		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/settings?saved=retention#retention", fiber.StatusSeeOther)
 }

@@ -37,7 +37,7 @@ func (w *Web) forgot(c *fiber.Ctx) error {
 		err = checkAnonCSRF(c, f)
 	}
 	if err != nil {
-		return w.formError(c, nil, err)
+		return badForm{err}
 	}
 	vw := w.newView(c, nil, "forgot.title", "")
 	vw.CSRF, vw.NoIndex = w.anonCSRF(c), true
@@ -50,7 +50,7 @@ func (w *Web) forgot(c *fiber.Ctx) error {
 	case errors.As(err, &ve):
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
 	case !w.busyOrLimited(c, vw, err):
-		return w.serverError(c, err)
+		return err
 	}
 	vw.Data = d
 	vw.Path = Prefix + "/forgot"

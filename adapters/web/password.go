@@ -13,10 +13,7 @@ import (
 
 // passwordPage is GET /app/password: change your own password.
 func (w *Web) passwordPage(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	vw := w.newView(c, v, "pw.title", "")
 	if c.Query("saved") != "" {
 		vw.Flash = text(vw.Lang, "pw.changed")
@@ -27,12 +24,9 @@ func (w *Web) passwordPage(c *fiber.Ctx) error {
 // changePassword is POST /app/password: the current password is required;
 // every other session of the person is signed out, this one stays.
 func (w *Web) changePassword(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	// Two slips the form catches before the current password is checked:
@@ -53,7 +47,7 @@ func (w *Web) changePassword(c *fiber.Ctx) error {
 		return w.render(c, "password", vw)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/password?saved=1", fiber.StatusSeeOther)
 }
@@ -69,7 +63,7 @@ func (w *Web) resetPage(c *fiber.Ctx) error {
 		return w.render(c, "error", vw)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	w.linkLang(c, vw, u, "pw.reset.title")
 	vw.CSRF, vw.Data = w.anonCSRF(c), authForm{Email: u.Email, Token: url.PathEscape(c.Params("token"))}
@@ -91,7 +85,7 @@ func (w *Web) setPasswordWithLink(c *fiber.Ctx, page, titleKey, goneKey string, 
 		err = checkAnonCSRF(c, f)
 	}
 	if err != nil {
-		return w.formError(c, nil, err)
+		return badForm{err}
 	}
 	in, err := set(c.UserContext(), c.Params("token"), f.Get("password"))
 	if err != nil {
@@ -106,7 +100,7 @@ func (w *Web) setPasswordWithLink(c *fiber.Ctx, page, titleKey, goneKey string, 
 			vw.Data = authForm{Token: url.PathEscape(c.Params("token"))}
 			return w.render(c, page, vw)
 		}
-		return w.serverError(c, err)
+		return err
 	}
 	if in.Token != "" { // none for an invitation to an address that signed up meanwhile, as sign-up
 		w.startSession(c, in)

@@ -170,10 +170,7 @@ func (w *Web) historyQuery(v *app.Visitor, lang Lang, f *historyFilter) (ports.J
 }
 
 func (w *Web) history(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	f := historyFilterOf(c)
 	vw := w.newView(c, v, "rec.title", "recordings")
 	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
@@ -190,11 +187,11 @@ func (w *Web) history(c *fiber.Ctx) error {
 		page, err = w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q, "")
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	cls, err := w.queries.ListChecklists.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d := historyData{Filter: f, Total: page.Total, Checklists: cls, Sorts: domain.HistorySorts,
 		Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},
@@ -292,13 +289,7 @@ type statusJSON struct {
 
 // statuses answers the pages' live updates: GET /app/recordings/status?id=…
 func (w *Web) statuses(c *fiber.Ctx) error {
-	v, err := w.visitor(c)
-	if err != nil {
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
-	}
-	if v == nil {
-		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
-	}
+	v := visitorOf(c)
 	var ids []domain.DocID
 	for _, raw := range c.Context().QueryArgs().PeekMulti("id") {
 		if len(ids) == 100 {
@@ -308,12 +299,12 @@ func (w *Web) statuses(c *fiber.Ctx) error {
 	}
 	jobs, err := w.queries.RecordingStatuses.Handle(c.UserContext(), v.Account.ID, ids)
 	if err != nil {
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
+		return err
 	}
 	lang := w.lang(c)
 	analyses, err := w.liveAnalyses(c, v.Account.ID, jobs)
 	if err != nil {
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", "internal error", err)
+		return err
 	}
 	out := make(map[domain.DocID]statusJSON, len(jobs))
 	for id, j := range jobs {
@@ -368,10 +359,7 @@ type questionRow struct {
 }
 
 func (w *Web) recording(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	return w.renderRecording(c, v, domain.DocID(c.Params("docId")), nil)
 }
 
@@ -379,11 +367,8 @@ func (w *Web) recording(c *fiber.Ctx) error {
 // as its error.
 func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, failed error) error {
 	rec, err := w.queries.GetJob.Handle(c.UserContext(), app.PersonActor(v), app.GetCommand{DocID: doc, Page: true})
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	vw := w.newView(c, v, "rec.title", "recordings")
 	if rec.Job.Title != "" {
@@ -416,7 +401,7 @@ func (w *Web) renderRecording(c *fiber.Ctx, v *app.Visitor, doc domain.DocID, fa
 	}
 	steps, err := w.callSteps(c, v, vw.Lang, rec.Job.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d.Steps = steps
 	for i := range d.Deliveries {
@@ -457,19 +442,13 @@ func orderedResults(a *domain.Analysis, order []string) []questionRow {
 // audio streams the recording's MP3, answering byte ranges (RFC 9110 §14)
 // so that the player can seek without downloading the whole file.
 func (w *Web) audio(c *fiber.Ctx) error {
-	v, err := w.visitor(c)
-	if err != nil {
-		return w.serverError(c, err)
-	}
-	if v == nil {
-		return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "sign in to continue"})
-	}
+	v := visitorOf(c)
 	r, size, err := w.queries.RecordingAudio.Handle(c.UserContext(), v.Account.ID, domain.DocID(c.Params("docId")))
 	if errors.Is(err, domain.ErrNotFound) {
 		return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no audio for this recording"})
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	c.Set(fiber.HeaderContentType, "audio/mpeg")
 	c.Set(fiber.HeaderAcceptRanges, "bytes")
@@ -491,7 +470,7 @@ func (w *Web) audio(c *fiber.Ctx) error {
 	if start > 0 {
 		if err := skip(r, start); err != nil {
 			_ = r.Close()
-			return w.serverError(c, err)
+			return err
 		}
 	}
 	n := end - start + 1
@@ -524,26 +503,20 @@ func (l *limitedCloser) Read(p []byte) (int, error) { return l.r.Read(p) }
 func (l *limitedCloser) Close() error               { return l.c.Close() }
 
 func (w *Web) resend(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
+	v := visitorOf(c)
+	if err := w.commands.Resend.Allowed(app.PersonActor(v)); err != nil { // the use case's role rule, asked before the form is read
 		return err
 	}
-	if w.commands.Resend.Allowed(app.PersonActor(v)) != nil { // the use case's role rule, asked before the form is read
-		return w.forbidden(c, v)
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
 	d, err := w.commands.Resend.Handle(c.UserContext(), app.PersonActor(v), app.ResendCommand{DocID: doc, DeliveryID: c.Params("id")})
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
 	if errors.Is(err, domain.ErrValidation) || errors.Is(err, domain.ErrRateLimited) {
 		return w.renderRecording(c, v, doc, err)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?resent="+url.QueryEscape(d.ID)+"#deliveries", fiber.StatusSeeOther)
 }

@@ -24,12 +24,9 @@ const reviewFormKey = "review-form"
 // review records a review of a call: POST /app/recordings/:docId/review.
 // Who may review is the use case's rule (app.ReviewCall).
 func (w *Web) review(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	doc := domain.DocID(c.Params("docId"))
@@ -41,8 +38,6 @@ func (w *Web) review(c *fiber.Ctx) error {
 	}
 	_, _, err = w.commands.ReviewCall.Handle(c.UserContext(), v.Account.ID, v.User, doc, in)
 	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
 	case errors.Is(err, domain.ErrForbidden):
 		vw := w.newView(c, v, "err.forbidden", "")
 		vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "review.owneronly")
@@ -51,7 +46,7 @@ func (w *Web) review(c *fiber.Ctx) error {
 		c.Locals(reviewFormKey, f)
 		return w.renderRecording(c, v, doc, err)
 	case err != nil:
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/recordings/"+url.PathEscape(string(doc))+"?saved=reviewed#analysis", fiber.StatusSeeOther)
 }

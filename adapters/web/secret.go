@@ -21,16 +21,13 @@ import (
 // is still that one — so a language switch keeps it on screen — until the
 // owner hides it; later pages show only its mask.
 func (w *Web) generateSecret(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
 	secret, err := w.commands.GenerateWebhookSecret.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	w.settingsCookie(c, cookieNewSecret, secret, newSecretLifetime)
 	return c.Redirect(Prefix+"/settings#new-secret-box", fiber.StatusSeeOther)
@@ -38,7 +35,7 @@ func (w *Web) generateSecret(c *fiber.Ctx) error {
 
 // hideSecret is POST /app/settings/secret/hide: "I have stored it".
 func (w *Web) hideSecret(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(*app.Visitor) (string, error) {
+	return w.button(c, func(*app.Visitor) (string, error) {
 		w.settingsCookie(c, cookieNewSecret, "", -1)
 		return Prefix + "/settings#receiver", nil
 	})
@@ -92,16 +89,13 @@ type testDelivery struct {
 // couple of minutes, so a language switch keeps it); a reload sends
 // nothing again.
 func (w *Web) sendTestEvent(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
 	res, err := w.commands.SendTestEvent.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	if err != nil && !errors.Is(err, domain.ErrValidation) {
-		return w.serverError(c, err)
+		return err
 	}
 	var out testOutcome
 	var ve *domain.ValidationError

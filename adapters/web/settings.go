@@ -33,10 +33,7 @@ type settingsData struct {
 }
 
 func (w *Web) settings(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	vw := w.newView(c, v, "set.title", "settings")
 	return w.renderSettings(c, v, vw, func(d *settingsData) {
 		switch c.Query("saved") {
@@ -57,7 +54,7 @@ func (w *Web) settings(c *fiber.Ctx) error {
 func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, with func(*settingsData)) error {
 	keys, err := w.queries.ListAPIKeys.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d := settingsData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Keys: keys, PublicURL: w.cfg.PublicURL, Owner: v.User.Role == domain.RoleOwner}
 	if with != nil {
@@ -70,19 +67,16 @@ func (w *Web) renderSettings(c *fiber.Ctx, v *app.Visitor, vw *view, with func(*
 	d.Account.WebhookURL = receiverShown(d.Account.WebhookURL, d.Owner)
 	d.Account.AnalysisWebhookURL = receiverShown(d.Account.AnalysisWebhookURL, d.Owner)
 	if d.Retention, err = w.retentionDays(c, v); err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	vw.Data = d
 	return w.render(c, "settings", vw)
 }
 
 func (w *Web) saveReceiver(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	hook, secret, analysis := f.Get("webhookURL"), f.Get("webhookSecret"), f.Get("analysisWebhookURL")
@@ -104,7 +98,7 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(Prefix+"/settings?saved=receiver#receiver", fiber.StatusSeeOther)
 }
@@ -115,20 +109,17 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 // this site's settings page reads, and clears (takeNewKey); it is never
 // stored on the server, so it cannot be shown again.
 func (w *Web) createKey(c *fiber.Ctx) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
 	raw, _, err := w.commands.CreateAPIKey.Handle(c.UserContext(), v.Account.ID, v.User.Role)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) { // the most active keys an account may have
-		return w.formError(c, v, errors.New(invalidText(w.lang(c), err)))
+		return badForm{errors.New(invalidText(w.lang(c), err))}
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	w.setNewKeyCookie(c, raw, newKeyLifetime)
 	return c.Redirect(Prefix+"/settings?saved=keys#keys", fiber.StatusSeeOther)
@@ -161,7 +152,7 @@ func (w *Web) takeNewKey(c *fiber.Ctx, keys []domain.APIKey) string {
 }
 
 func (w *Web) revokeKey(c *fiber.Ctx) error {
-	return w.ownerAction(c, func(v *app.Visitor) (string, error) {
+	return w.button(c, func(v *app.Visitor) (string, error) {
 		return Prefix + "/settings?saved=keys#keys", w.commands.RevokeAPIKey.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"))
 	})
 }

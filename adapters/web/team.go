@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -27,10 +26,7 @@ type teamData struct {
 // team is GET /app/team: the account's people; owners invite, change roles,
 // remove people and make password reset links.
 func (w *Web) team(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	vw := w.newView(c, v, "team.title", "team")
 	if c.Query("saved") != "" {
 		vw.Flash = text(vw.Lang, "set.saved")
@@ -41,7 +37,7 @@ func (w *Web) team(c *fiber.Ctx) error {
 func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) error {
 	ms, err := w.queries.ListMembers.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d.Account, d.Members, d.Owner, d.Roles = v.Account, ms, v.User.Role.MayManage(), domain.Roles
 	d.Mail = w.deps.Letters.Enabled()
@@ -50,25 +46,10 @@ func (w *Web) renderTeam(c *fiber.Ctx, v *app.Visitor, vw *view, d teamData) err
 	return w.render(c, "team", vw)
 }
 
-// ownerForm starts every team change: an owner's form, with its token.
-func (w *Web) ownerForm(c *fiber.Ctx) (*app.Visitor, url.Values, bool, error) {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return nil, nil, false, err
-	}
-	f, ok, err := w.postForm(c, v)
-	if !ok {
-		return nil, nil, false, err
-	}
-	return v, f, true, nil
-}
-
 // teamError shows a refused team change on the team page.
 func (w *Web) teamError(c *fiber.Ctx, v *app.Visitor, err error, d teamData) error {
 	var ve *domain.ValidationError
 	switch {
-	case errors.Is(err, domain.ErrNotFound):
-		return w.notFound(c)
 	case errors.As(err, &ve):
 		vw := w.newView(c, v, "team.title", "team")
 		vw.Status, vw.Error = fiber.StatusBadRequest, validationText(vw.Lang, "team.err.", ve)
@@ -78,14 +59,15 @@ func (w *Web) teamError(c *fiber.Ctx, v *app.Visitor, err error, d teamData) err
 		w.busyOrLimited(c, vw, err)
 		return w.renderTeam(c, v, vw, d)
 	}
-	return w.serverError(c, err)
+	return err
 }
 
 // invite is POST /app/team/invite: the page answering it shows the
 // one-time link to copy (it is not stored, so it cannot be shown again).
 func (w *Web) invite(c *fiber.Ctx) error {
-	v, f, ok, err := w.ownerForm(c)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	u, token, err := w.commands.InviteMember.Handle(c.UserContext(), v.Account.ID, v.User.Role, f.Get("email"), domain.Role(f.Get("role")))
@@ -105,8 +87,9 @@ func (w *Web) invite(c *fiber.Ctx) error {
 
 // setRole is POST /app/team/{id}/role.
 func (w *Web) setRole(c *fiber.Ctx) error {
-	v, f, ok, err := w.ownerForm(c)
-	if !ok {
+	v := visitorOf(c)
+	f, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	if err := w.commands.SetRole.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id"), domain.Role(f.Get("role"))); err != nil {
@@ -117,8 +100,9 @@ func (w *Web) setRole(c *fiber.Ctx) error {
 
 // removeMember is POST /app/team/{id}/remove.
 func (w *Web) removeMember(c *fiber.Ctx) error {
-	v, _, ok, err := w.ownerForm(c)
-	if !ok {
+	v := visitorOf(c)
+	_, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	if err := w.commands.RemoveMember.Handle(c.UserContext(), v.Account.ID, v.User.Role, c.Params("id")); err != nil {
@@ -134,13 +118,14 @@ func (w *Web) removeMember(c *fiber.Ctx) error {
 // for one of the account's people (a renewed invitation for someone who
 // has not accepted theirs), shown once to copy.
 func (w *Web) resetLink(c *fiber.Ctx) error {
-	v, _, ok, err := w.ownerForm(c)
-	if !ok {
+	v := visitorOf(c)
+	_, err := w.postForm(c, v)
+	if err != nil {
 		return err
 	}
 	ms, err := w.queries.ListMembers.Handle(c.UserContext(), v.Account.ID)
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	email := ""
 	for _, m := range ms {
@@ -149,7 +134,7 @@ func (w *Web) resetLink(c *fiber.Ctx) error {
 		}
 	}
 	if email == "" {
-		return w.notFound(c)
+		return domain.ErrNotFound
 	}
 	u, token, invited, err := w.commands.ResetLink.Handle(c.UserContext(), v.Account.ID, v.User.Role, email)
 	if err != nil {

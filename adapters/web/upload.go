@@ -25,29 +25,14 @@ import (
 // is refused here, before the job exists, with the stage's reason. Errors
 // are JSON {"error","code"} in the page's language.
 func (w *Web) createRecording(c *fiber.Ctx) error {
-	v, err := w.visitor(c)
-	if err != nil {
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(w.lang(c), "err.server"), err)
-	}
-	lang := w.lang(c)
-	if v == nil {
-		return w.jsonError(c, fiber.StatusUnauthorized, "unauthorized", text(lang, "up.err.signin"), nil)
-	}
+	v, lang := visitorOf(c), w.lang(c)
 	actor := app.PersonActor(v)
 	if w.commands.CreateJob.Allowed(actor) != nil { // the use case's role rule, asked before the form is read
 		return w.jsonError(c, fiber.StatusForbidden, "owner_only", text(lang, "set.owneronly"), nil)
 	}
-	f, err := w.form(c)
-	if err == nil {
-		err = checkCSRF(c, f, v)
-	}
-	switch {
-	case errors.Is(err, errFormTooLarge):
-		return w.jsonError(c, fiber.StatusRequestEntityTooLarge, "form_too_large", text(lang, "err.toolarge"), nil)
-	case errors.Is(err, errCSRF):
-		return w.jsonError(c, fiber.StatusForbidden, "csrf", text(lang, "err.csrf"), nil)
-	case err != nil:
-		return w.jsonError(c, fiber.StatusBadRequest, "bad_form", err.Error(), nil)
+	f, err := w.postForm(c, v)
+	if err != nil {
+		return err
 	}
 	size, err := strconv.ParseInt(f.Get("size"), 10, 64)
 	head, err2 := base64.StdEncoding.DecodeString(f.Get("head"))
@@ -81,7 +66,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(rl.RetryAfter))
 			return w.jsonError(c, fiber.StatusTooManyRequests, "rate_limited", text(lang, "err.ratelimited"), nil)
 		}
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+		return err
 	}
 	res, _, err := w.commands.CreateJob.Handle(c.UserContext(), actor, app.CreateCommand{Request: req, Filename: f.Get("filename")})
 	var ve *domain.ValidationError
@@ -93,7 +78,7 @@ func (w *Web) createRecording(c *fiber.Ctx) error {
 	case errors.Is(err, domain.ErrForbidden):
 		return w.jsonError(c, fiber.StatusForbidden, "not_business", text(lang, "up.err.plan"), nil)
 	case err != nil:
-		return w.jsonError(c, fiber.StatusInternalServerError, "internal", text(lang, "err.server"), err)
+		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(res)

@@ -38,10 +38,7 @@ type usageBar struct {
 // day (a chart and a table), jobs per day by status, and the largest
 // recordings of the period.
 func (w *Web) usage(c *fiber.Ctx) error {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return err
-	}
+	v := visitorOf(c)
 	vw := w.newView(c, v, "use.title", "usage")
 	days := domain.UsagePeriods[0]
 	if s := c.Query("days"); s != "" {
@@ -55,7 +52,7 @@ func (w *Web) usage(c *fiber.Ctx) error {
 		rep, err = w.queries.Usage.Handle(c.UserContext(), v.Account.ID, days, w.zoneOf(v))
 	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	d := usageData{Account: v.Account, Seconds: v.Account.SecondsRemaining(), Days: days, Periods: domain.UsagePeriods,
 		Report: rep, ChartW: chartW, ChartH: chartH, Statuses: []domain.Status{domain.StatusUploading, domain.StatusProcessing, domain.StatusConverting, domain.StatusTranscribed, domain.StatusFailed},

@@ -199,64 +199,70 @@ func parsePages(funcs template.FuncMap) map[string]*template.Template {
 	return pages
 }
 
-// Register adds the routes to r, a router for Prefix.
+// Register adds the routes to r, a router for Prefix, in their groups
+// (guards.go).
 func (w *Web) Register(r fiber.Router) {
 	r.Use(w.headers)
-	r.Get("", w.home)
-	r.Get("/", w.home)
-	r.Get("/static/:file", w.static)
-	r.Get("/lang", w.switchLang)
-	r.Get("/signin", w.signInPage)
-	r.Post("/signin", w.signIn)
-	r.Get("/signup", w.signUpPage)
-	r.Post("/signup", w.signUp)
-	r.Post("/signout", w.signOut)
-	r.Get("/invite/:token", w.invitePage)
-	r.Post("/invite/:token", w.acceptInvite)
-	r.Get("/recordings", w.history)
-	r.Get("/recordings/status", w.statuses)
-	r.Get("/recordings/:docId", w.recording)
-	r.Get("/recordings/:docId/audio", w.audio)
-	r.Post("/recordings/:docId/deliveries/:id/resend", w.resend)
-	r.Get("/recordings/:docId/export/:format", w.exportRecording)
-	r.Post("/recordings/bulk", w.bulk)
-	r.Post("/recordings/:docId/delete", w.deleteRecording)
-	r.Post("/recordings/:docId/upload-url", w.uploadURL)
-	r.Post("/settings/retention", w.saveRetention)
-	r.Post("/settings/calls", w.saveCalls)
-	r.Post("/settings/columns", w.saveColumns)
-	r.Post("/recordings/:docId/speakers", w.nameSpeakers)
-	r.Post("/recordings/:docId/review", w.review)
-	r.Get("/settings", w.settings)
-	r.Post("/settings/receiver", w.saveReceiver)
-	r.Post("/settings/keys", w.createKey)
-	r.Post("/settings/keys/:id/revoke", w.revokeKey)
-	r.Post("/settings/secret", w.generateSecret)
-	r.Post("/settings/secret/hide", w.hideSecret)
-	r.Post("/settings/test-event", w.sendTestEvent)
-	r.Get("/checklists", w.checklists)
-	r.Get("/checklists/new", w.newChecklist)
-	r.Post("/checklists", w.saveChecklist)
-	r.Get("/checklists/:id", w.editChecklist)
-	r.Post("/checklists/:id", w.saveChecklist)
-	r.Post("/checklists/:id/archive", w.archiveChecklist)
-	r.Get("/analytics", w.analytics)
-	// Self-serve: upload from the browser, usage, team, passwords, API page.
-	r.Post("/recordings/new", w.createRecording)
-	r.Get("/usage", w.usage)
-	r.Get("/team", w.team)
-	r.Post("/team/invite", w.invite)
-	r.Post("/team/:id/role", w.setRole)
-	r.Post("/team/:id/remove", w.removeMember)
-	r.Post("/team/:id/reset", w.resetLink)
-	r.Get("/password", w.passwordPage)
-	r.Post("/password", w.changePassword)
-	r.Get("/forgot", w.forgotPage)
-	r.Post("/forgot", w.forgot)
-	r.Get("/reset/:token", w.resetPage)
-	r.Get("/confirm/:token", w.confirmTrial)
-	r.Post("/reset/:token", w.resetPassword)
-	r.Get("/api", w.apiPage)
+	public, signedIn, manage, scripts, scriptsManage := w.groups(r)
+	public.get("", w.home)
+	public.get("/", w.home)
+	public.get("/static/:file", w.static)
+	public.get("/lang", w.switchLang)
+	public.get("/signin", w.signInPage)
+	public.post("/signin", w.signIn)
+	public.get("/signup", w.signUpPage)
+	public.post("/signup", w.signUp)
+	public.post("/signout", w.signOut)
+	public.get("/invite/:token", w.invitePage)
+	public.post("/invite/:token", w.acceptInvite)
+	public.get("/forgot", w.forgotPage)
+	public.post("/forgot", w.forgot)
+	public.get("/reset/:token", w.resetPage)
+	public.post("/reset/:token", w.resetPassword)
+	public.get("/confirm/:token", w.confirmTrial)
+
+	// Recordings: the history, a call's page, its audio and exports.
+	signedIn.get("/recordings", w.history)
+	scripts.get("/recordings/status", w.statuses)
+	signedIn.get("/recordings/:docId", w.recording)
+	scripts.get("/recordings/:docId/audio", w.audio)
+	signedIn.get("/recordings/:docId/export/:format", w.exportRecording)
+	signedIn.post("/recordings/bulk", w.bulk)
+	manage.post("/recordings/:docId/deliveries/:id/resend", w.resend)
+	manage.post("/recordings/:docId/delete", w.deleteRecording)
+	scriptsManage.post("/recordings/new", w.createRecording)
+	scriptsManage.post("/recordings/:docId/upload-url", w.uploadURL)
+	// QA: speakers, reviews, checklists, analytics.
+	signedIn.post("/recordings/:docId/speakers", w.nameSpeakers)
+	signedIn.post("/recordings/:docId/review", w.review)
+	signedIn.get("/checklists", w.checklists)
+	manage.get("/checklists/new", w.newChecklist)
+	manage.post("/checklists", w.saveChecklist)
+	signedIn.get("/checklists/:id", w.editChecklist)
+	manage.post("/checklists/:id", w.saveChecklist)
+	manage.post("/checklists/:id/archive", w.archiveChecklist)
+	signedIn.get("/analytics", w.analytics)
+	// Settings: the account, API keys, receivers, usage, the API page.
+	signedIn.get("/settings", w.settings)
+	manage.post("/settings/retention", w.saveRetention)
+	manage.post("/settings/calls", w.saveCalls)
+	manage.post("/settings/columns", w.saveColumns)
+	manage.post("/settings/receiver", w.saveReceiver)
+	manage.post("/settings/keys", w.createKey)
+	manage.post("/settings/keys/:id/revoke", w.revokeKey)
+	manage.post("/settings/secret", w.generateSecret)
+	manage.post("/settings/secret/hide", w.hideSecret)
+	manage.post("/settings/test-event", w.sendTestEvent)
+	signedIn.get("/usage", w.usage)
+	signedIn.get("/api", w.apiPage)
+	// People: the team and one's own password.
+	signedIn.get("/team", w.team)
+	manage.post("/team/invite", w.invite)
+	manage.post("/team/:id/role", w.setRole)
+	manage.post("/team/:id/remove", w.removeMember)
+	manage.post("/team/:id/reset", w.resetLink)
+	signedIn.get("/password", w.passwordPage)
+	signedIn.post("/password", w.changePassword)
 	r.Use(w.notFound)
 }
 
@@ -362,39 +368,6 @@ func (w *Web) visitor(c *fiber.Ctx) (*app.Visitor, error) {
 	return &v, nil
 }
 
-// signedIn returns the visitor, or sends a page-level answer (a redirect to
-// sign in, or an error page) and ok=false.
-func (w *Web) signedIn(c *fiber.Ctx) (*app.Visitor, bool, error) {
-	v, err := w.visitor(c)
-	if err != nil {
-		return nil, false, w.serverError(c, err)
-	}
-	if v == nil {
-		next := string(c.Request().URI().RequestURI())
-		return nil, false, c.Redirect(Prefix+"/signin?next="+url.QueryEscape(next), fiber.StatusSeeOther)
-	}
-	return v, true, nil
-}
-
-// owner is signedIn for pages that change the account.
-func (w *Web) owner(c *fiber.Ctx) (*app.Visitor, bool, error) {
-	v, ok, err := w.signedIn(c)
-	if !ok {
-		return nil, false, err
-	}
-	if !v.User.Role.MayManage() {
-		return nil, false, w.forbidden(c, v)
-	}
-	return v, true, nil
-}
-
-// forbidden is the page refusing a person what their role does not allow.
-func (w *Web) forbidden(c *fiber.Ctx, v *app.Visitor) error {
-	vw := w.newView(c, v, "err.forbidden", "")
-	vw.Status, vw.Error = fiber.StatusForbidden, text(vw.Lang, "set.owneronly")
-	return w.render(c, "error", vw)
-}
-
 // form reads a URL-encoded form body of bounded size.
 func (w *Web) form(c *fiber.Ctx) (url.Values, error) {
 	n := c.Request().Header.ContentLength()
@@ -461,36 +434,29 @@ func checkAnonCSRF(c *fiber.Ctx, f url.Values) error {
 	return nil
 }
 
-// postForm reads a signed-in form and checks its token, answering the
-// failures itself (ok=false).
-func (w *Web) postForm(c *fiber.Ctx, v *app.Visitor) (url.Values, bool, error) {
+// postForm reads a signed-in form and checks its token; its error is a
+// badForm, which fail answers.
+func (w *Web) postForm(c *fiber.Ctx, v *app.Visitor) (url.Values, error) {
 	f, err := w.form(c)
+	if err == nil {
+		err = checkCSRF(c, f, v)
+	}
 	if err != nil {
-		return nil, false, w.formError(c, v, err)
+		return nil, badForm{err}
 	}
-	if err := checkCSRF(c, f, v); err != nil {
-		return nil, false, w.formError(c, v, err)
-	}
-	return f, true, nil
+	return f, nil
 }
 
-// ownerAction is a button an owner presses (a form with nothing but its
-// CSRF token): do runs the change and names the page to go to next; a
-// missing target is the 404 page.
-func (w *Web) ownerAction(c *fiber.Ctx, do func(v *app.Visitor) (next string, err error)) error {
-	v, ok, err := w.owner(c)
-	if !ok {
-		return err
-	}
-	if _, ok, err := w.postForm(c, v); !ok {
+// button is a button pressed on a page (a form with nothing but its
+// CSRF token): do runs the change and names the page to go to next.
+func (w *Web) button(c *fiber.Ctx, do func(v *app.Visitor) (next string, err error)) error {
+	v := visitorOf(c)
+	if _, err := w.postForm(c, v); err != nil {
 		return err
 	}
 	next, err := do(v)
-	if errors.Is(err, domain.ErrNotFound) {
-		return w.notFound(c)
-	}
 	if err != nil {
-		return w.serverError(c, err)
+		return err
 	}
 	return c.Redirect(next, fiber.StatusSeeOther)
 }
