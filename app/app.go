@@ -71,8 +71,9 @@ type Queries struct {
 	GetJob       *GetJob    // the web application's recording page too
 	Poll         *Poll      // optional: RateLimit and GetJob, one after the other
 	ExportJob    *ExportJob // the web application's downloads too
-	// ListTranscriptions answers listTranscriptions.
-	ListTranscriptions *ListTranscriptions
+	// ListJobs answers listTranscriptions and the web application's
+	// history.
+	ListJobs *ListJobs
 
 	// Web application: people and sessions.
 	ResolveSession   *ResolveSession
@@ -88,7 +89,6 @@ type Queries struct {
 	Usage          *Usage
 
 	// Web application: recordings.
-	ListRecordings    *ListRecordings
 	RecordingStatuses *RecordingStatuses
 	RecordingAudio    *RecordingAudio
 	LiveAnalyses      *LiveAnalyses

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // MaxBulkSelection is how many calls one bulk action over a filter
@@ -19,13 +18,18 @@ const MaxBulkSelection = 500
 // bulkPage is how many calls Matching reads a query at a time.
 const bulkPage = 100
 
-// Matching returns every call of the account that q keeps (its filter;
-// its order and cursor are ignored), newest first, reading them in keyset
+// Matching returns every call of the actor's account that cmd keeps (its
+// filter; its order, page and cursor are ignored), newest first, reading them in keyset
 // pages of bulkPage. More than MaxBulkSelection is a
 // domain.ValidationError saying to narrow the filter, and nothing is
 // returned: a bulk action takes all of a filter or none of it.
-func (uc *ListRecordings) Matching(ctx context.Context, account domain.AccountID, q ports.JobQuery) ([]domain.DocID, error) {
-	q.Account, q.Sort, q.After, q.Back, q.Offset, q.Limit = account, domain.SortNewest, domain.HistoryKey{}, false, 0, bulkPage
+func (uc *ListJobs) Matching(ctx context.Context, a Actor, cmd ListCommand) ([]domain.DocID, error) {
+	if err := a.mayRead(); err != nil {
+		return nil, err
+	}
+	cmd.History = true
+	q := cmd.query(a.Account.ID)
+	q.Sort, q.Limit = domain.SortNewest, bulkPage
 	if err := uc.agentKey(ctx, &q); err != nil {
 		return nil, err
 	}

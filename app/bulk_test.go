@@ -10,7 +10,6 @@ import (
 	"github.com/hyscribe/hyscribe/app"
 	"github.com/hyscribe/hyscribe/app/apptest"
 	"github.com/hyscribe/hyscribe/domain"
-	"github.com/hyscribe/hyscribe/ports"
 )
 
 // TestBulkSelectionIsTheWholeFilterBounded: "select all matching" takes
@@ -37,9 +36,10 @@ func TestBulkSelectionIsTheWholeFilterBounded(t *testing.T) {
 	add("acc", 230, "ext115") // more than two of Matching's pages
 	add("acc", app.MaxBulkSelection, "ext204")
 	add("other", 5, "ext115")
-	uc := app.NewListRecordings(st, st, st, st)
+	acc := app.Actor{Account: domain.Account{ID: "acc"}}
+	uc := app.NewListJobs(st, st, st, st, st)
 
-	got, err := uc.Matching(ctx, "acc", ports.JobQuery{Agent: "ext115"})
+	got, err := uc.Matching(ctx, acc, app.ListCommand{Agent: "ext115"})
 	if err != nil || len(got) != 230 {
 		t.Fatalf("all of ext115's calls: %d, %v; want 230", len(got), err)
 	}
@@ -50,11 +50,11 @@ func TestBulkSelectionIsTheWholeFilterBounded(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	_, err = uc.Matching(ctx, "acc", ports.JobQuery{})
+	_, err = uc.Matching(ctx, acc, app.ListCommand{})
 	if ve, ok := errors.AsType[*domain.ValidationError](err); !ok || ve.Code != "too_many_chosen" {
 		t.Fatalf("a filter keeping %d: %v, want too_many_chosen", 230+app.MaxBulkSelection, err)
 	}
-	if got, err := uc.Matching(ctx, "acc", ports.JobQuery{Agent: "ext204"}); err != nil || len(got) != app.MaxBulkSelection {
+	if got, err := uc.Matching(ctx, acc, app.ListCommand{Agent: "ext204"}); err != nil || len(got) != app.MaxBulkSelection {
 		t.Fatalf("exactly the bound: %d, %v", len(got), err)
 	}
 }

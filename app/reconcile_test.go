@@ -19,7 +19,7 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	w := newWorld(t)
 	p := w.account(domain.PlanBusiness, 600)
 	other := w.account(domain.PlanBusiness, 600)
-	list, resend := app.NewListTranscriptions(w.store), app.NewResend(w.store, w.store, w.store, w.sender, w.clock, app.NewRateLimit(w.store, w.clock))
+	list, resend := app.NewListJobs(w.store, w.store, w.store, w.store, w.store), app.NewResend(w.store, w.store, w.store, w.sender, w.clock, app.NewRateLimit(w.store, w.clock))
 	w.updateAccount(p.Account.ID, app.AccountChanges{WebhookURL: ptr("https://down.example/h"), WebhookSecret: ptr("old")})
 	w.sender.res = ports.WebhookResult{Status: 503, Err: errors.New("receiver answered 503")}
 	done := w.newJob(p, `{"type":"single_voice"}`)
@@ -29,24 +29,23 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 	waiting := w.newJob(p, `{"type":"single_voice"}`)
 	theirs := w.newJob(other, `{"type":"single_voice"}`)
 
-	page, err := list.Handle(w.ctx, p, domain.ListRequest{Limit: 1})
-	if err != nil || len(page.Items) != 1 || page.Items[0].DocID != waiting.DocID || page.NextCursor == nil {
+	page, err := list.Handle(w.ctx, app.KeyActor(p), app.ListCommand{Limit: 1})
+	if err != nil || len(page.Jobs) != 1 || page.Jobs[0].ID != waiting.DocID || page.Next == "" {
 		t.Fatalf("first page %+v %v", page, err)
 	}
-	c, err := domain.ParseListCursor(*page.NextCursor)
-	if err != nil {
+	if _, err := domain.ParseListCursor(page.Next); err != nil {
 		t.Fatal(err)
 	}
-	page, err = list.Handle(w.ctx, p, domain.ListRequest{Limit: 1, Cursor: c})
-	if err != nil || len(page.Items) != 1 || page.Items[0].DocID != done.DocID || page.Items[0].Title == nil {
+	page, err = list.Handle(w.ctx, app.KeyActor(p), app.ListCommand{Limit: 1, Cursor: page.Next})
+	if err != nil || len(page.Jobs) != 1 || page.Jobs[0].ID != done.DocID || page.Jobs[0].Status != domain.StatusTranscribed {
 		t.Fatalf("second page %+v %v", page, err)
 	}
-	page, _ = list.Handle(w.ctx, p, domain.ListRequest{Limit: 10, Status: domain.StatusTranscribed})
-	if len(page.Items) != 1 || page.NextCursor != nil {
+	page, _ = list.Handle(w.ctx, app.KeyActor(p), app.ListCommand{Limit: 10, Status: domain.StatusTranscribed})
+	if len(page.Jobs) != 1 || page.Next != "" {
 		t.Fatalf("transcribed only: %+v", page)
 	}
-	for _, it := range page.Items {
-		if it.DocID == theirs.DocID {
+	for _, it := range page.Jobs {
+		if it.ID == theirs.DocID {
 			t.Fatal("another account's job listed")
 		}
 	}
@@ -85,7 +84,17 @@ func TestReconcileAfterAReceiverWasDown(t *testing.T) {
 		}
 	}
 	free := w.account(domain.PlanFree, 0)
-	if _, err := list.Handle(w.ctx, free, domain.ListRequest{Limit: 1}); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := list.Handle(w.ctx, app.KeyActor(free), app.ListCommand{Limit: 1}); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("free plan list: %v", err)
+	}
+	// A person of a free account lists its history (any role); a bad
+	// cursor is refused before the key's plan is looked at.
+	if _, err := list.Handle(w.ctx, app.Actor{Account: free.Account}, app.ListCommand{History: true}); err != nil {
+		t.Errorf("a free account's person, history: %v", err)
+	}
+	for _, c := range []app.ListCommand{{Cursor: "nope"}, {History: true, Cursor: "nope"}} {
+		if _, err := list.Handle(w.ctx, app.KeyActor(free), c); !errors.Is(err, domain.ErrValidation) {
+			t.Errorf("a bad cursor (history %v): %v, want a validation error", c.History, err)
+		}
 	}
 }

@@ -17,131 +17,9 @@ import (
 // and a job of another account is domain.ErrNotFound, exactly like a
 // missing one.
 
-// HistoryPage is one page of the history.
-type HistoryPage struct {
-	Jobs     []ports.ListedJob
-	Analyses map[domain.DocID]domain.Analysis
-	// Scores are each analysis's total (domain.ScoreOf): the reviewed
-	// score (on a.Reviewed) where the call's review is current, Reviewed
-	// then true, else the machine's.
-	Scores   map[domain.DocID]domain.Score
-	Reviewed map[domain.DocID]bool
-	// Total is how many calls the filter keeps, on every page.
-	Total int
-	// Next and Prev are the cursors of the pages after and before this
-	// one in the query's order ("": none), for HistoryRequest.Cursor.
-	Next, Prev string
-}
-
-// HistoryPageSize is the history's page when a request names none, and
-// MaxHistoryPage the most a request may name.
-const (
-	HistoryPageSize = 25
-	MaxHistoryPage  = 100
-)
-
-// ListRecordings lists the account's jobs matching q (q.Account is set from account).
-type ListRecordings struct {
-	lister     ports.JobLister
-	checklists ports.ChecklistStore
-	accounts   ports.AccountStore
-	reviews    ports.ReviewStore
-}
-
-// NewListRecordings builds the use case.
-func NewListRecordings(lister ports.JobLister, checklists ports.ChecklistStore, accounts ports.AccountStore, reviews ports.ReviewStore) *ListRecordings {
-	need("lister", lister)
-	need("checklists", checklists)
-	need("accounts", accounts)
-	need("reviews", reviews)
-	return &ListRecordings{lister: lister, checklists: checklists, accounts: accounts, reviews: reviews}
-}
-
-// Handle runs the use case (ListRecordings): one page of q in q.Sort's
-// order, from cursor (a HistoryPage's Next or Prev; "" is the first
-// page). Pages are keyset pages (never an offset), so any page costs
-// what the first does. An agent filter (q.Agent) reads the account's
-// agent key (domain.Account.AgentKey); an account that names none, or a
-// cursor of another order, is a domain.ValidationError.
-func (uc *ListRecordings) Handle(ctx context.Context, account domain.AccountID, q ports.JobQuery, cursor string) (HistoryPage, error) {
-	q.Account = account
-	if q.Limit <= 0 || q.Limit > MaxHistoryPage {
-		q.Limit = HistoryPageSize
-	}
-	q.Offset, q.After, q.Back = 0, domain.HistoryKey{}, false
-	if cursor != "" {
-		c, err := domain.ParseHistoryCursor(cursor, q.Sort)
-		if err != nil {
-			return HistoryPage{}, err
-		}
-		q.After, q.Back = c.Key, c.Back
-	}
-	if err := uc.agentKey(ctx, &q); err != nil {
-		return HistoryPage{}, err
-	}
-	limit := q.Limit
-	q.Limit++ // one more tells whether another page follows
-	jobs, total, err := uc.lister.ListJobs(ctx, q)
-	if err != nil {
-		return HistoryPage{}, fmt.Errorf("history: %w", err)
-	}
-	more := len(jobs) > limit
-	if more && q.Back {
-		jobs = jobs[1:] // the extra row is the farthest back
-	} else if more {
-		jobs = jobs[:limit]
-	}
-	page := HistoryPage{Jobs: jobs, Total: total}
-	if len(jobs) > 0 {
-		first, last := jobs[0], jobs[len(jobs)-1]
-		if q.Back && more || !q.Back && !q.After.IsZero() {
-			page.Prev = domain.HistoryCursor{Sort: q.Sort, Key: ListedKey(q.Sort, first), Back: true}.String()
-		}
-		if !q.Back && more || q.Back {
-			page.Next = domain.HistoryCursor{Sort: q.Sort, Key: ListedKey(q.Sort, last)}.String()
-		}
-	}
-	for i := range jobs {
-		if jobs[i].Status != domain.StatusTranscribed { // domain.Job.TranscriptShown
-			jobs[i].Title, jobs[i].Excerpt = "", ""
-		}
-	}
-	var docs []domain.DocID
-	for _, j := range jobs {
-		if j.ChecklistID != "" {
-			docs = append(docs, j.ID)
-		}
-	}
-	an, err := uc.lister.AnalysesByDocs(ctx, account, docs)
-	if err != nil {
-		return HistoryPage{}, fmt.Errorf("history analyses: %w", err)
-	}
-	book := newWeightBook(uc.checklists, account)
-	scores := make(map[domain.DocID]domain.Score, len(an))
-	reviewed := map[domain.DocID]bool{}
-	for doc, a := range an {
-		// A current review's score is the call's, as the store sorts and
-		// filters by it (ports.ReviewStore). One point read per analysed
-		// row: a page is at most MaxHistoryPage rows (HistoryPageSize
-		// unless the request names fewer or more).
-		if a.Status == domain.AnalysisOK {
-			rv, err := uc.reviews.ReviewOf(ctx, doc)
-			if err != nil && !errors.Is(err, domain.ErrNotFound) {
-				return HistoryPage{}, fmt.Errorf("history review of %s: %w", doc, err)
-			}
-			if err == nil && rv.Current(a) {
-				a, reviewed[doc] = a.Reviewed(rv), true
-			}
-		}
-		scores[doc] = book.score(ctx, a)
-	}
-	page.Analyses, page.Scores, page.Reviewed = an, scores, reviewed
-	return page, nil
-}
-
 // agentKey sets q.AgentKey to the account's agent key when q filters by
 // agent.
-func (uc *ListRecordings) agentKey(ctx context.Context, q *ports.JobQuery) error {
+func (uc *ListJobs) agentKey(ctx context.Context, q *ports.JobQuery) error {
 	q.AgentKey = ""
 	if q.Agent == "" {
 		return nil
@@ -168,12 +46,17 @@ type Neighbours struct {
 // Neighbours returns the calls next to doc in q's order under q's filter,
 // doc being at cursor at (its row's link in the history). A cursor that is
 // not doc's, or of another order, has no neighbours.
-func (uc *ListRecordings) Neighbours(ctx context.Context, account domain.AccountID, q ports.JobQuery, at string, doc domain.DocID) (Neighbours, error) {
+func (uc *ListJobs) Neighbours(ctx context.Context, a Actor, cmd ListCommand, at string, doc domain.DocID) (Neighbours, error) {
+	if err := a.mayRead(); err != nil {
+		return Neighbours{}, err
+	}
+	cmd.History = true
+	q := cmd.query(a.Account.ID)
 	c, err := domain.ParseHistoryCursor(at, q.Sort)
 	if err != nil || c.Key.ID != doc {
 		return Neighbours{}, nil //nolint:nilerr // a stale or foreign link: the page shows no neighbours
 	}
-	q.Account, q.Limit, q.Offset, q.After = account, 1, 0, c.Key
+	q.Limit, q.After = 1, c.Key
 	if err := uc.agentKey(ctx, &q); err != nil {
 		return Neighbours{}, err
 	}

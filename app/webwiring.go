@@ -14,6 +14,7 @@ type WebStore interface {
 	ports.TeamStore
 	ports.UsageReader
 	ports.JobDeleter
+	ports.JobPager
 }
 
 // WebPorts are what the web application's use cases are built on.
@@ -84,7 +85,7 @@ func NewWebApplication(p WebPorts) Application {
 			ShowChecklist:  NewShowChecklist(st),
 			Usage:          NewUsage(st, clock),
 
-			ListRecordings:    NewListRecordings(st, st, st, st),
+			ListJobs:          NewListJobs(st, st, st, st, st),
 			GetJob:            get,
 			RecordingStatuses: NewRecordingStatuses(st),
 			RecordingAudio:    NewRecordingAudio(st, p.Blobs),

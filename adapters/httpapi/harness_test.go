@@ -164,7 +164,7 @@ func newEnv(t *testing.T, opts ...func(*options)) *env {
 				GetJob:       app.NewGetJob(st, st, st, st, st, st),
 				ExportJob:    app.NewExportJob(st),
 
-				ListTranscriptions: app.NewListTranscriptions(st),
+				ListJobs: app.NewListJobs(st, st, st, st, st),
 			},
 		},
 		Ready:     ready,

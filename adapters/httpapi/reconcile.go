@@ -17,13 +17,24 @@ func (s *server) listTranscriptions(c *fiber.Ctx) error {
 		return tooManyHeavy(c, s.cfg.HeavyPerKey)
 	}
 	defer s.heavy.release(string(p.Key.ID))
-	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), c.Query("cursor"))
+	// The query string's syntax is read here; the cursor, like every
+	// rule, is checked by the use case (app.ListJobs).
+	r, err := domain.ParseListRequest(c.Query("status"), c.Query("createdSince"), c.Query("createdUntil"), c.Query("limit"), "")
 	if err != nil {
 		return err
 	}
-	page, err := s.queries.ListTranscriptions.Handle(ctx, p, r)
+	list, err := s.queries.ListJobs.Handle(ctx, app.KeyActor(p), app.ListCommand{
+		Status: r.Status, From: r.CreatedSince, To: r.CreatedUntil, Limit: r.Limit, Cursor: c.Query("cursor"),
+	})
 	if err != nil {
 		return err
+	}
+	page := domain.JobPage{Items: make([]domain.JobSummary, 0, len(list.Jobs))}
+	for _, j := range list.Jobs {
+		page.Items = append(page.Items, domain.NewJobSummary(j.ID, j.Status, j.CreatedAt, j.Type, j.Duration, j.Metadata, j.MetadataOmitted, j.Title, j.Error))
+	}
+	if list.Next != "" {
+		page.NextCursor = &list.Next
 	}
 	return c.Status(fiber.StatusOK).JSON(page)
 }

@@ -118,7 +118,7 @@ const DefaultRequestTimeout = 10 * time.Second
 type Deps struct {
 	// App holds the use cases. Required: Commands.RateLimit, CreateJob,
 	// ReceiveUpload, DeleteJob and Resend, Queries.Authenticate, GetJob,
-	// ExportJob and ListTranscriptions; Queries.Poll answers getTranscription when set, else
+	// ExportJob and ListJobs; Queries.Poll answers getTranscription when set, else
 	// RateLimit and GetJob do, one after the other.
 	App app.Application
 	// Ready reports whether the process can serve (store open, consumers
@@ -262,7 +262,7 @@ func New(cfg Config, deps Deps) *fiber.App {
 	for name, missing := range map[string]bool{
 		"Authenticate": q.Authenticate == nil, "RateLimit": cmd.RateLimit == nil, "CreateJob": cmd.CreateJob == nil,
 		"GetJob": q.GetJob == nil, "ReceiveUpload": cmd.ReceiveUpload == nil, "ExportJob": q.ExportJob == nil, "DeleteJob": cmd.DeleteJob == nil,
-		"Resend": cmd.Resend == nil, "ListTranscriptions": q.ListTranscriptions == nil,
+		"Resend": cmd.Resend == nil, "ListJobs": q.ListJobs == nil,
 	} {
 		if missing {
 			panic("httpapi.New: Deps.App's " + name + " is required")

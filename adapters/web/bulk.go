@@ -89,7 +89,7 @@ func (w *Web) bulk(c *fiber.Ctx) error {
 		vals, _ := url.ParseQuery(f.Get("filter"))
 		hf := historyFilterOfValues(vals)
 		q, _ := w.historyQuery(v, lang, &hf)
-		all, err := w.queries.ListRecordings.Matching(c.UserContext(), v.Account.ID, q)
+		all, err := w.queries.ListJobs.Matching(c.UserContext(), app.PersonActor(v), q)
 		if err != nil {
 			return err
 		}

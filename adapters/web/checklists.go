@@ -86,7 +86,7 @@ func (w *Web) renderEditor(c *fiber.Ctx, v *app.Visitor, d *editorData, errMsg s
 	for i := 0; i < blankQuestions; i++ {
 		d.Questions = append(d.Questions, questionForm{})
 	}
-	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, ports.JobQuery{Status: domain.StatusTranscribed, Limit: 20}, "")
+	page, err := w.queries.ListJobs.Handle(c.UserContext(), app.PersonActor(v), app.ListCommand{History: true, Status: domain.StatusTranscribed, Limit: 20})
 	if err != nil {
 		return err
 	}

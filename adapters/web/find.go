@@ -30,7 +30,7 @@ type callSteps struct {
 
 // callSteps reads the history's filter and the call's place (at) from a
 // recording page's query string, and finds the calls before and after it
-// (app.ListRecordings.Neighbours); nil when the page was not opened from
+// (app.ListJobs.Neighbours); nil when the page was not opened from
 // the history.
 func (w *Web) callSteps(c *fiber.Ctx, v *app.Visitor, lang Lang, doc domain.DocID) (*callSteps, error) {
 	f := historyFilterOf(c)
@@ -38,7 +38,7 @@ func (w *Web) callSteps(c *fiber.Ctx, v *app.Visitor, lang Lang, doc domain.DocI
 		return nil, nil
 	}
 	q, _ := w.historyQuery(v, lang, &f)
-	n, err := w.queries.ListRecordings.Neighbours(c.UserContext(), v.Account.ID, q, f.At, doc)
+	n, err := w.queries.ListJobs.Neighbours(c.UserContext(), app.PersonActor(v), q, f.At, doc)
 	if _, ok := errors.AsType[*domain.ValidationError](err); ok {
 		return nil, nil // an agent filter the account no longer has a key for
 	}

@@ -135,10 +135,11 @@ func needsOf(s string) string {
 	return ""
 }
 
-// historyQuery is the list query of f for visitor v; a part of f that
-// is not valid is dropped from f and described in the returned message.
-func (w *Web) historyQuery(v *app.Visitor, lang Lang, f *historyFilter) (ports.JobQuery, string) {
-	q := ports.JobQuery{Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
+// historyQuery is the list command of f for visitor v (its page is f.At);
+// a part of f that is not valid is dropped from f and described in the
+// returned message.
+func (w *Web) historyQuery(v *app.Visitor, lang Lang, f *historyFilter) (app.ListCommand, string) {
+	q := app.ListCommand{History: true, Status: domain.Status(f.Status), Type: domain.JobType(f.Type), ChecklistID: f.Checklist, Search: f.Q,
 		Agent: f.Agent, NeedsReview: f.Review == "1", NeedsSpeakerNames: f.Needs == "names", Limit: app.HistoryPageSize}
 	var problem string
 	if d, err := time.ParseInLocation(time.DateOnly, f.From, w.zoneOf(v)); err == nil {
@@ -166,6 +167,7 @@ func (w *Web) historyQuery(v *app.Visitor, lang Lang, f *historyFilter) (ports.J
 	if q.ScoreUnder, err = domain.ParseScoreBound("scoreUnder", f.ScoreUnder); err != nil {
 		problem, f.ScoreUnder = tf(lang, "find.badscore", f.ScoreUnder), ""
 	}
+	q.Cursor = f.At
 	return q, problem
 }
 
@@ -176,15 +178,15 @@ func (w *Web) history(c *fiber.Ctx) error {
 	vw.Flash = deletedFlash(vw.Lang, c.Query("deleted"))
 	q, problem := w.historyQuery(v, vw.Lang, &f)
 	vw.Error = problem
-	page, err := w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q, f.At)
+	page, err := w.queries.ListJobs.Handle(c.UserContext(), app.PersonActor(v), q)
 	if ve, ok := errors.AsType[*domain.ValidationError](err); ok {
 		// A stale link's cursor, or an agent with no agent key: the
 		// first page, saying why.
-		vw.Error, f.At = invalidText(vw.Lang, ve), ""
+		vw.Error, f.At, q.Cursor = invalidText(vw.Lang, ve), "", ""
 		if ve.Code == "no_agent_key" {
 			f.Agent, q.Agent = "", ""
 		}
-		page, err = w.queries.ListRecordings.Handle(c.UserContext(), v.Account.ID, q, "")
+		page, err = w.queries.ListJobs.Handle(c.UserContext(), app.PersonActor(v), q)
 	}
 	if err != nil {
 		return err

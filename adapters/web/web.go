@@ -142,7 +142,7 @@ func New(cfg Config, deps Deps) *Web {
 		"GetPasswordReset": q.GetPasswordReset == nil, "ListMembers": q.ListMembers == nil,
 		"ListAPIKeys": q.ListAPIKeys == nil, "ListChecklists": q.ListChecklists == nil,
 		"ShowChecklist": q.ShowChecklist == nil, "Usage": q.Usage == nil,
-		"ListRecordings": q.ListRecordings == nil, "GetJob": q.GetJob == nil,
+		"ListJobs": q.ListJobs == nil, "GetJob": q.GetJob == nil,
 		"RecordingStatuses": q.RecordingStatuses == nil, "RecordingAudio": q.RecordingAudio == nil,
 		"ExportJob": q.ExportJob == nil, "LiveAnalyses": q.LiveAnalyses == nil,
 		"PreviewChecklist": q.PreviewChecklist == nil, "ReportChecklist": q.ReportChecklist == nil,

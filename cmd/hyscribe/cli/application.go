@@ -60,7 +60,7 @@ func (s *Service) newApplication(api apiPath, blobs ports.BlobStore, signer port
 	q.Authenticate = api.auth
 	q.GetJob = api.get
 	q.Poll = api.poll
-	q.ListTranscriptions = app.NewListTranscriptions(st)
+	q.ListJobs = app.NewListJobs(st, st, st, st, st)
 	q.RetentionDays = app.NewRetentionDays(st)
 	return uc
 }
