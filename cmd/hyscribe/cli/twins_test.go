@@ -102,6 +102,8 @@ func TestEachOperationKeepsItsRulesThroughBothDoors(t *testing.T) {
 		apiSays, webSays string // each answer contains it
 		// sameJob: the two answers name jobs the API reads back alike.
 		sameJob bool
+		// neitherSays: neither answer contains it (another account's job).
+		neitherSays string
 	}{
 		{op: "Get", rule: "the account's job is read",
 			viaAPI:  func() result { return do(api("GET", "/api/getTranscription?docId="+doc, r.key, "")) },
@@ -115,6 +117,18 @@ func TestEachOperationKeepsItsRulesThroughBothDoors(t *testing.T) {
 			viaAPI:  func() result { return do(api("GET", "/api/getTranscription?docId="+doc, freeKey, "")) },
 			viaWeb:  func() result { return do(web(freeOwner, "/app/recordings/"+doc)) },
 			wantAPI: 403, wantWeb: 404},
+		{op: "List", rule: "the account's jobs are listed, another account's never",
+			viaAPI:  func() result { return do(api("GET", "/api/listTranscriptions", r.key, "")) },
+			viaWeb:  func() result { return do(web(member, "/app/recordings")) },
+			wantAPI: 200, wantWeb: 200, apiSays: doc, webSays: doc, neitherSays: theirs},
+		{op: "List", rule: "an API key needs a Business plan; a person of a free account lists its history",
+			viaAPI:  func() result { return do(api("GET", "/api/listTranscriptions", freeKey, "")) },
+			viaWeb:  func() result { return do(web(freeOwner, "/app/recordings")) },
+			wantAPI: 403, wantWeb: 200, apiSays: "Business-plan", neitherSays: doc},
+		{op: "List", rule: "a cursor the service did not give is refused, saying so",
+			viaAPI:  func() result { return do(api("GET", "/api/listTranscriptions?cursor=nope", r.key, "")) },
+			viaWeb:  func() result { return do(web(owner, "/app/recordings?at=nope")) },
+			wantAPI: 400, wantWeb: 200, apiSays: `"invalid_cursor"`, webSays: "Էջի հղումն այլևս չի գործում"},
 		{op: "Export", rule: "the same file through both doors",
 			viaAPI:  func() result { return do(api("GET", "/api/exportTranscription?docId="+doc+"&format=srt", r.key, "")) },
 			viaWeb:  func() result { return do(web(member, "/app/recordings/"+doc+"/export/srt")) },
@@ -171,6 +185,9 @@ func TestEachOperationKeepsItsRulesThroughBothDoors(t *testing.T) {
 			}
 			if w.code != tc.wantWeb || !strings.Contains(w.body, tc.webSays) {
 				t.Errorf("through the web application: %d %.300s; want %d with %q", w.code, w.body, tc.wantWeb, tc.webSays)
+			}
+			if tc.neitherSays != "" && (strings.Contains(a.body, tc.neitherSays) || strings.Contains(w.body, tc.neitherSays)) {
+				t.Errorf("an answer names %s, which is not this account's", tc.neitherSays)
 			}
 			if tc.sameJob {
 				docOf := regexp.MustCompile(`"docId":"([^"]+)"`)
