@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,8 +121,21 @@ type running struct {
 
 // start runs clickhouse-server on free loopback ports with its data in a
 // temporary directory, configured by .ci/clickhouse.sh as the server of
-// make test is.
+// make test is. A port found free can be taken by another process before
+// the server binds it (the interserver port, HTTP + 1, is not even
+// reserved), so a server that exits with "Address already in use" is
+// started again on other ports, a few times.
 func start(t testing.TB, bin string) (running, error) {
+	for try := 1; ; try++ {
+		r, err := startOnce(t, bin)
+		if err == nil || try == 5 || !strings.Contains(err.Error(), "Address already in use") {
+			return r, err
+		}
+		t.Logf("chtest: %v; starting again on other ports", err)
+	}
+}
+
+func startOnce(t testing.TB, bin string) (running, error) {
 	dir, err := os.MkdirTemp("", "hyscribe-ch-")
 	if err != nil {
 		return running{}, err
