@@ -98,17 +98,25 @@ func (uc *DeliverEvents) Handle(ctx context.Context, ev domain.Event) error {
 		}
 		payload = domain.NewTranscriptReady(j, acct.WebhookSecret, uc.publicURL)
 	}
+	return uc.announce(ctx, ev, acct, eventType, acct.WebhookURL, payload, "notify")
+}
+
+// announce records the delivery of payload (eventType, to url) for ev and,
+// the first time ev's ID is seen, sends it in the background: one
+// delivery per event, however often the event is handled. what names the
+// handler in errors.
+func (uc *DeliverEvents) announce(ctx context.Context, ev domain.Event, acct domain.Account, eventType, url string, payload any, what string) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
-		return domain.Permanent(fmt.Errorf("notify: encode payload: %w", err))
+		return domain.Permanent(fmt.Errorf("%s: encode payload: %w", what, err))
 	}
 	d := domain.Delivery{
-		ID: NewID(), EventID: ev.ID, DocID: j.ID, AccountID: acct.ID, EventType: eventType,
-		URL: acct.WebhookURL, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
+		ID: NewID(), EventID: ev.ID, DocID: ev.DocID, AccountID: acct.ID, EventType: eventType,
+		URL: url, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
 	}
 	first, err := uc.deliveries.BeginDelivery(ctx, d)
 	if err != nil {
-		return fmt.Errorf("notify: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if first {
 		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
@@ -142,22 +150,7 @@ func (uc *DeliverEvents) handleAnalysis(ctx context.Context, ev domain.Event) er
 	if url == "" {
 		return nil
 	}
-	body, err := json.Marshal(domain.NewAnalysisReady(ev.DocID, data, acct.WebhookSecret, uc.publicURL))
-	if err != nil {
-		return domain.Permanent(fmt.Errorf("notify: encode analysis payload: %w", err))
-	}
-	d := domain.Delivery{
-		ID: NewID(), EventID: ev.ID, DocID: ev.DocID, AccountID: acct.ID, EventType: domain.EventAnalysisReady,
-		URL: url, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
-	}
-	first, err := uc.deliveries.BeginDelivery(ctx, d)
-	if err != nil {
-		return fmt.Errorf("notify analysis: %w", err)
-	}
-	if first {
-		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
-	}
-	return nil
+	return uc.announce(ctx, ev, acct, domain.EventAnalysisReady, url, domain.NewAnalysisReady(ev.DocID, data, acct.WebhookSecret, uc.publicURL), "notify analysis")
 }
 
 // handleReview delivers analysis_reviewed to the account's analysis
@@ -176,22 +169,7 @@ func (uc *DeliverEvents) handleReview(ctx context.Context, ev domain.Event) erro
 	if url == "" {
 		return nil
 	}
-	body, err := json.Marshal(domain.NewAnalysisReviewed(ev.DocID, data, acct.WebhookSecret, uc.publicURL))
-	if err != nil {
-		return domain.Permanent(fmt.Errorf("notify: encode review payload: %w", err))
-	}
-	d := domain.Delivery{
-		ID: NewID(), EventID: ev.ID, DocID: ev.DocID, AccountID: acct.ID, EventType: domain.EventAnalysisReviewed,
-		URL: url, Payload: body, Status: domain.DeliveryPending, CreatedAt: uc.clock.Now(),
-	}
-	first, err := uc.deliveries.BeginDelivery(ctx, d)
-	if err != nil {
-		return fmt.Errorf("notify review: %w", err)
-	}
-	if first {
-		uc.leaseAndDispatch(ctx, d, acct.WebhookSecret)
-	}
-	return nil
+	return uc.announce(ctx, ev, acct, domain.EventAnalysisReviewed, url, domain.NewAnalysisReviewed(ev.DocID, data, acct.WebhookSecret, uc.publicURL), "notify review")
 }
 
 // dispatch sends d in the background, waiting for a free slot first so the
