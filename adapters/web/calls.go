@@ -23,17 +23,7 @@ func (w *Web) saveCalls(c *fiber.Ctx) error {
 	if zone == w.cfg.Location.String() {
 		zone = "" // the deployment's: follows the operator's setting
 	}
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel})
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		vw := w.newView(c, v, "set.title", "settings")
-		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
-		return w.renderSettings(c, v, vw, nil)
-	}
-	if err != nil {
-		return err
-	}
-	return c.Redirect(Prefix+"/settings?saved=calls#calls", fiber.StatusSeeOther)
+	return w.saveAccount(c, v, app.AccountChanges{TimeZone: &zone, AgentChannel: &channel}, "calls", nil)
 }
 
 // nameSpeakers saves the roles and names people gave a phone call's

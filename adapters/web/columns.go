@@ -1,13 +1,11 @@
 package web
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/hyscribe/hyscribe/app"
-	"github.com/hyscribe/hyscribe/domain"
 )
 
 // saveColumns saves which metadata keys the history shows as columns and
@@ -20,15 +18,5 @@ func (w *Web) saveColumns(c *fiber.Ctx) error {
 		return err
 	}
 	cols, agent := f.Get("listColumns"), strings.TrimSpace(f.Get("agentKey"))
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, app.AccountChanges{ListColumns: &cols, AgentKey: &agent})
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		vw := w.newView(c, v, "set.title", "settings")
-		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
-		return w.renderSettings(c, v, vw, nil)
-	}
-	if err != nil {
-		return err
-	}
-	return c.Redirect(Prefix+"/settings?saved=columns#columns", fiber.StatusSeeOther)
+	return w.saveAccount(c, v, app.AccountChanges{ListColumns: &cols, AgentKey: &agent}, "columns", nil)
 }

@@ -89,18 +89,31 @@ func (w *Web) saveReceiver(c *fiber.Ctx) error {
 	} else {
 		secret = v.Account.WebhookSecret
 	}
-	_, err = w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, changes)
+	return w.saveAccount(c, v, changes, "receiver", func(a *domain.Account) {
+		a.WebhookURL, a.WebhookSecret, a.AnalysisWebhookURL, a.NotifyFailures = hook, secret, analysis, notify
+	})
+}
+
+// saveAccount applies changes through the account's use case (which holds
+// the role rule and validates) and sends the browser back to the settings
+// section saved; a refused change shows the settings again with the
+// reason, the section's fields as typed (typed, when not nil, puts them
+// into the account the page is drawn from).
+func (w *Web) saveAccount(c *fiber.Ctx, v *app.Visitor, changes app.AccountChanges, section string, typed func(*domain.Account)) error {
+	_, err := w.commands.UpdateAccount.Handle(c.UserContext(), v.Account.ID, v.User.Role, changes)
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		vw := w.newView(c, v, "set.title", "settings")
 		vw.Status, vw.Error = fiber.StatusBadRequest, invalidText(vw.Lang, ve)
-		v.Account.WebhookURL, v.Account.WebhookSecret, v.Account.AnalysisWebhookURL, v.Account.NotifyFailures = hook, secret, analysis, notify
+		if typed != nil {
+			typed(&v.Account)
+		}
 		return w.renderSettings(c, v, vw, nil)
 	}
 	if err != nil {
 		return err
 	}
-	return c.Redirect(Prefix+"/settings?saved=receiver#receiver", fiber.StatusSeeOther)
+	return c.Redirect(Prefix+"/settings?saved="+section+"#"+section, fiber.StatusSeeOther)
 }
 
 // createKey makes a key and sends the browser to the settings page, which
