@@ -28,43 +28,11 @@ func pageIDs(t *testing.T, s Stores, q ports.JobQuery) []string {
 // jobPageTests are ports.JobPager's: the API's keyset pages.
 var jobPageTests = []subtest{
 	{"KeysetPagesNewestFirst", func(t *testing.T, s Stores) {
-		a, b := webAccount(t, s, "acc"), webAccount(t, s, "other")
-		for i, id := range []string{"k-1", "k-2", "k-3", "k-4"} {
-			j, evs := uploadingJob(id, a.ID, t0.Add(time.Duration(i)*time.Minute))
-			createJob(t, s, j, evs)
-		}
-		// Three in one millisecond: ties go by ID, highest first, and a
-		// cursor between them keeps the rest.
-		for _, id := range []string{"k-5a", "k-5c", "k-5b"} {
-			j, evs := uploadingJob(id, a.ID, t0.Add(10*time.Minute))
-			createJob(t, s, j, evs)
-		}
-		o, oevs := uploadingJob("k-9", b.ID, t0.Add(5*time.Minute))
-		createJob(t, s, o, oevs)
-		var got []string
-		q := ports.JobQuery{Account: a.ID, Limit: 2}
-		for page := 0; ; page++ {
+		keysetPagesUnderInserts(t, s, func(q ports.JobQuery) []ports.ListedJob {
 			jobs, err := s.PageJobs(ctxOf(t), q)
 			noErr(t, err)
-			for _, j := range jobs {
-				if j.AccountID != a.ID {
-					t.Fatalf("page %d lists %s of account %s", page, j.ID, j.AccountID)
-				}
-				got = append(got, string(j.ID))
-			}
-			if len(jobs) < q.Limit {
-				break
-			}
-			last := jobs[len(jobs)-1]
-			q.After = domain.CursorAfter(last.CreatedAt, last.ID).Key()
-			// A job created meanwhile is newer than every listed one: no page shifts.
-			n, nevs := uploadingJob(fmt.Sprintf("new-%d", page), a.ID, t0.Add(time.Hour+time.Duration(page)*time.Second))
-			createJob(t, s, n, nevs)
-		}
-		want := []string{"k-5c", "k-5b", "k-5a", "k-4", "k-3", "k-2", "k-1"}
-		if !slices.Equal(got, want) {
-			t.Fatalf("pages listed %v, want %v", got, want)
-		}
+			return jobs
+		})
 	}},
 	{"CursorKeepsFilters", func(t *testing.T, s Stores) {
 		a := webAccount(t, s, "acc")
@@ -89,4 +57,49 @@ var jobPageTests = []subtest{
 			t.Fatalf("first page of 2: %v, want %v", got, want)
 		}
 	}},
+}
+
+// keysetPagesUnderInserts walks an account's jobs two at a time with page
+// (PageJobs, or ListJobs: both keep the API's order and cursor): each page
+// starts after the last job of the one before, so jobs created between two
+// pages, all newer than any listed, neither repeat nor hide a job; three
+// jobs of one millisecond, created out of order, go by ID, highest first;
+// another account's job never appears. It returns the account paged.
+func keysetPagesUnderInserts(t *testing.T, s Stores, page func(ports.JobQuery) []ports.ListedJob) domain.Account {
+	t.Helper()
+	a, b := webAccount(t, s, "acc"), webAccount(t, s, "other")
+	for i, id := range []string{"k-1", "k-2", "k-3", "k-4"} {
+		j, evs := uploadingJob(id, a.ID, t0.Add(time.Duration(i)*time.Minute))
+		createJob(t, s, j, evs)
+	}
+	for _, id := range []string{"k-5a", "k-5c", "k-5b"} { // one millisecond
+		j, evs := uploadingJob(id, a.ID, t0.Add(10*time.Minute+300*time.Microsecond))
+		createJob(t, s, j, evs)
+	}
+	o, oevs := uploadingJob("k-9", b.ID, t0.Add(5*time.Minute))
+	createJob(t, s, o, oevs)
+	var got []string
+	q := ports.JobQuery{Account: a.ID, Limit: 2}
+	for n := 0; ; n++ {
+		jobs := page(q)
+		for _, j := range jobs {
+			if j.AccountID != a.ID {
+				t.Fatalf("page %d lists %s of account %s", n, j.ID, j.AccountID)
+			}
+			got = append(got, string(j.ID))
+		}
+		if len(jobs) < q.Limit {
+			break
+		}
+		last := jobs[len(jobs)-1]
+		q.After = domain.CursorAfter(last.CreatedAt, last.ID).Key()
+		// A job created meanwhile is newer than every listed one: no page shifts.
+		j, evs := uploadingJob(fmt.Sprintf("new-%d", n), a.ID, t0.Add(time.Hour+time.Duration(n)*time.Second))
+		createJob(t, s, j, evs)
+	}
+	want := []string{"k-5c", "k-5b", "k-5a", "k-4", "k-3", "k-2", "k-1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pages listed %v, want %v", got, want)
+	}
+	return a
 }

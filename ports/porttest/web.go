@@ -386,45 +386,13 @@ var jobListTests = []subtest{
 		}
 	}},
 	{"KeysetPagesUnderConcurrentInserts", func(t *testing.T, s Stores) {
-		// The API's pages (ListCursor): each page starts after the last
-		// job of the one before, so jobs created between two requests,
-		// all newer than any listed, neither repeat nor hide a job; ties
-		// on the millisecond go by ID; other accounts never appear.
-		a, b := webAccount(t, s, "acc"), webAccount(t, s, "other")
-		for i, id := range []string{"k-1", "k-2", "k-3", "k-4"} {
-			j, evs := uploadingJob(id, a.ID, t0.Add(time.Duration(i)*time.Minute))
-			createJob(t, s, j, evs)
-		}
-		for _, id := range []string{"k-5a", "k-5b", "k-5c"} { // one millisecond
-			j, evs := uploadingJob(id, a.ID, t0.Add(10*time.Minute+300*time.Microsecond))
-			createJob(t, s, j, evs)
-		}
-		o, oevs := uploadingJob("k-9", b.ID, t0.Add(5*time.Minute))
-		createJob(t, s, o, oevs)
-		var got []string
-		q := ports.JobQuery{Account: a.ID, Limit: 2}
-		for page := 0; ; page++ {
+		// The API's pages (ListCursor) through ListJobs
+		// (keysetPagesUnderInserts).
+		a := keysetPagesUnderInserts(t, s, func(q ports.JobQuery) []ports.ListedJob {
 			jobs, _, err := s.ListJobs(ctxOf(t), q)
 			noErr(t, err)
-			for _, j := range jobs {
-				if j.AccountID != a.ID {
-					t.Fatalf("page %d lists %s of account %s", page, j.ID, j.AccountID)
-				}
-				got = append(got, string(j.ID))
-			}
-			if len(jobs) < q.Limit {
-				break
-			}
-			last := jobs[len(jobs)-1]
-			q.After = domain.CursorAfter(last.CreatedAt, last.ID).Key()
-			// A job created now: newer than every listed one.
-			n, nevs := uploadingJob(fmt.Sprintf("new-%d", page), a.ID, t0.Add(time.Hour+time.Duration(page)*time.Second))
-			createJob(t, s, n, nevs)
-		}
-		want := []string{"k-5c", "k-5b", "k-5a", "k-4", "k-3", "k-2", "k-1"}
-		if !slices.Equal(got, want) {
-			t.Fatalf("pages listed %v, want %v", got, want)
-		}
+			return jobs
+		})
 		// The cursor keeps the other filters; the total is of every job
 		// the filters keep, whatever the page (the five uploading ones
 		// since t0+1m and the four created meanwhile).
