@@ -57,9 +57,9 @@ usage:
   hyscribe checklist show --account ID --checklist C [--version N]
   hyscribe checklist archive --account ID --checklist C
   hyscribe migrate                     bring the database schema up to date and exit
-  hyscribe user create --account ID --email E --password-file F [--role owner|member]
+  hyscribe user create --account ID --email E --password-file F [--role owner|analyst|member]
                           (F holds the password on its first line; /dev/stdin works)
-  hyscribe user invite --account ID --email E [--role owner|member]
+  hyscribe user invite --account ID --email E [--role owner|analyst|member]
                           prints a one-time link to /app/invite/… (valid 7 days)
   hyscribe user reset-link --email E
                           prints a one-time password reset link to /app/reset/… (valid 24 hours)
